@@ -1,0 +1,232 @@
+"""Running research: ``research_stream()`` drives the graph; ``research()`` drains it.
+
+One code path: the blocking API is the stream, consumed. Parts (model, search backend) can be
+passed in — the test doubles in :mod:`deepresearch.llm.testing` and :mod:`deepresearch.search.testing`
+plug in here — otherwise they are built from :class:`Settings`.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack
+from typing import Any
+
+from deepresearch.errors import DeepResearchError, InvalidQuestionError, ResearchCancelledError
+from deepresearch.events import Event
+from deepresearch.graph.builder import build_graph
+from deepresearch.graph.context import ResearchContext
+from deepresearch.llm.base import ChatModel
+from deepresearch.llm.metered import MeteredModel
+from deepresearch.notes import NoteStore
+from deepresearch.result import NoteRef, ResearchResult
+from deepresearch.runs import RunFolder, RunStore
+from deepresearch.search.base import SearchBackend
+from deepresearch.settings import Settings
+from deepresearch.text import language_of
+
+EventSink = Callable[[Event], None]
+
+
+def research_stream(
+    question: str,
+    *,
+    settings: Settings | None = None,
+    model: ChatModel | None = None,
+    search: SearchBackend | None = None,
+    **overrides: Any,
+) -> Iterator[Event]:
+    """Validate now (bad input raises here), then yield the run's events; the last is ``done``
+    (its ``data["result"]`` is the full result) or ``error``."""
+    resolved = (settings or Settings.load()).with_overrides(**overrides) if overrides else (
+        settings or Settings.load()
+    )
+    cleaned, notices = validate_question(question, resolved.max_question_chars)
+    return _run(cleaned, resolved, model, search, notices)
+
+
+def research(
+    question: str,
+    *,
+    settings: Settings | None = None,
+    model: ChatModel | None = None,
+    search: SearchBackend | None = None,
+    on_event: EventSink | None = None,
+    **overrides: Any,
+) -> ResearchResult:
+    """Run a whole research and return its result; raise :class:`DeepResearchError` on failure."""
+    result: ResearchResult | None = None
+    for item in research_stream(question, settings=settings, model=model, search=search, **overrides):
+        if on_event is not None:
+            on_event(item)
+        if item.type == "error":
+            raise DeepResearchError(item.data.get("message", "research failed"))
+        if item.type == "done":
+            result = ResearchResult.model_validate(item.data["result"])
+    if result is None:
+        raise DeepResearchError("the research stream ended without a result")
+    return result
+
+
+def validate_question(question: str, max_chars: int) -> tuple[str, list[str]]:
+    if not isinstance(question, str) or not question.strip():
+        raise InvalidQuestionError("the question is empty: ask something, e.g. deepresearch research \"...\"")
+    cleaned = " ".join(question.split())
+    if len(cleaned) <= max_chars:
+        return cleaned, []
+    notice = f"the question was {len(cleaned)} characters; kept the first {max_chars} (MAX_QUESTION_CHARS)"
+    return cleaned[:max_chars].rstrip(), [notice]
+
+
+def _run(
+    question: str,
+    settings: Settings,
+    model: ChatModel | None,
+    search: SearchBackend | None,
+    notices: list[str],
+) -> Iterator[Event]:
+    counter = _Counter()
+    run: RunFolder | None = None
+    started = time.perf_counter()
+    with ExitStack() as stack:
+        try:
+            run, removed = _open_run(question, settings)
+            if removed:
+                notices.append(f"removed {removed} run folder(s) older than {settings.research_run_retention_days} day(s)")
+            yield counter.make("status", step="start", message="Starting research", question=question, run_dir=str(run.path))
+            setup: list[str] = []
+            context = _build_context(settings, model, search, stack, setup)
+            for message in setup:
+                yield counter.make("status", step="setup", message=message)
+            for ev in _drive(question, settings, context, notices, counter, run, started):
+                run.append_jsonl("events.jsonl", ev.as_dict())
+                yield ev
+        except ResearchCancelledError as exc:
+            yield _error(counter, run, exc, cancelled=True)
+        except DeepResearchError as exc:
+            yield _error(counter, run, exc)
+        except Exception as exc:  # noqa: BLE001 - recorded in the run folder and the error event
+            if run is not None:
+                run.write_text("error.txt", traceback.format_exc())
+            yield _error(counter, run, exc)
+
+
+def _drive(
+    question: str,
+    settings: Settings,
+    context: ResearchContext,
+    notices: list[str],
+    counter: _Counter,
+    run: RunFolder,
+    started: float,
+) -> Iterator[Event]:
+    graph = build_graph()
+    state: dict[str, Any] = {}
+    first_event: float | None = None
+    conclusion: NoteRef | None = None
+    inputs = {
+        "question": question, "language": language_of(question), "notices": list(notices),
+        "max_rounds": settings.max_web_research_loops,
+    }
+    config = {"max_concurrency": settings.task_concurrency,
+              "recursion_limit": 20 + 8 * settings.max_web_research_loops}
+    for mode, chunk in graph.stream(inputs, config=config, context=context, stream_mode=["custom", "values"]):
+        if mode == "values":
+            state = chunk
+            continue
+        first_event = first_event or time.perf_counter() - started
+        if chunk["type"] == "report_note":
+            data = chunk["data"]
+            conclusion = NoteRef(id=data["note_id"], type="conclusion", path=data["note_path"])
+        yield counter.make(chunk["type"], task_id=chunk.get("task_id"), step=chunk.get("step"), **chunk["data"])
+    result = _result(state, context, run, time.perf_counter() - started, first_event, conclusion)
+    _write_run(run, state, result)
+    yield counter.make("done", step="done", result=result.model_dump(mode="json"))
+
+
+def _build_context(
+    settings: Settings,
+    model: ChatModel | None,
+    search: SearchBackend | None,
+    stack: ExitStack,
+    setup: list[str],
+) -> ResearchContext:
+    if model is None:
+        from deepresearch.llm.factory import build_model
+
+        model = build_model(settings)
+    if search is None:
+        from deepresearch.search.factory import build_search
+
+        search, close = build_search(settings, notice=setup.append)
+        stack.callback(close)
+    notes = NoteStore(settings.resolved_notes_workspace) if settings.enable_notes else None
+    return ResearchContext(settings=settings, model=MeteredModel(model), search=search, notes=notes)
+
+
+def _open_run(question: str, settings: Settings) -> tuple[RunFolder, int]:
+    store = RunStore(settings.resolved_runs_workspace)
+    removed = store.cleanup(settings.research_run_retention_days)
+    return store.create(question), len(removed)
+
+
+def _result(
+    state: Mapping[str, Any],
+    context: ResearchContext,
+    run: RunFolder,
+    wall: float,
+    first: float | None,
+    conclusion: NoteRef | None,
+) -> ResearchResult:
+    report = state["report"]
+    tasks = state.get("tasks", [])
+    notes = [NoteRef(id=t.note_id, type="task_state", path=str(_note_path(context, t.note_id)))
+             for t in tasks if t.note_id]
+    if conclusion:
+        notes.append(conclusion)
+    timings = {**state.get("timings", {}), "total": round(wall, 3)}
+    if first is not None:
+        timings["first_event"] = round(first, 3)
+    assert isinstance(context.model, MeteredModel)
+    return ResearchResult(
+        question=state["question"], report_markdown=report.markdown,
+        running_summary="\n\n".join(f"## {t.title}\n\n{t.summary}" for t in tasks if t.summary),
+        answer=report.answer, role=state.get("role"), todo_items=tasks,
+        sources=state.get("sources", []), cited_source_ids=report.cited,
+        removed_citations=report.removed_citations, rounds=state.get("round", 0),
+        evaluations=state.get("evaluations", []), queries_run=state.get("queries_run", []),
+        notices=state.get("notices", []), fallbacks=state.get("fallbacks", []), notes=notes,
+        run_dir=str(run.path), timings=timings, usage=context.model.as_dict(),
+    )
+
+
+def _note_path(context: ResearchContext, note_id: str) -> Any:
+    return context.settings.resolved_notes_workspace / f"{note_id}.md"
+
+
+def _write_run(run: RunFolder, state: Mapping[str, Any], result: ResearchResult) -> None:
+    run.write_json("plan.json", {"role": result.role, "tasks": [t.model_dump() for t in result.todo_items]})
+    run.write_json("sources.json", [s.model_dump() for s in result.sources])
+    run.write_json("summaries.json", {t.id: t.summary for t in result.todo_items})
+    run.write_json("judgements.json", [e.model_dump() for e in result.evaluations])
+    run.write_text("report.md", result.report_markdown)
+    run.write_json("timings.json", {"timings": result.timings, "usage": result.usage})
+    run.write_json("result.json", result.model_dump(mode="json"))
+
+
+def _error(counter: _Counter, run: RunFolder | None, exc: BaseException, *, cancelled: bool = False) -> Event:
+    message = str(exc) if isinstance(exc, DeepResearchError) else f"{type(exc).__name__}: {exc}"
+    if run is not None:
+        run.write_json("error.json", {"message": message, "cancelled": cancelled})
+    return counter.make("error", step="error", message=message, cancelled=cancelled,
+                        run_dir=str(run.path) if run else None)
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.seq = 0
+
+    def make(self, type_: str, *, task_id: int | None = None, step: str | None = None, **data: Any) -> Event:
+        self.seq += 1
+        return Event.model_validate({"type": type_, "seq": self.seq, "task_id": task_id, "step": step, "data": data})

@@ -1,0 +1,112 @@
+"""The source registry and citations built by code.
+
+Sources get integer ids in the order the run first read them; a URL seen again (normalised) keeps
+its id and gains the new task/query. The writer cites ``[n]`` from the list it is given; code
+removes any ``[n]`` that names no source of the run and renders the references from the registry.
+No URL is ever typed by a model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import BaseModel, Field
+
+_CITATION = re.compile(r"\[(\d+(?:\s*[,，]\s*\d+)*)\]")
+_TRACKING = re.compile(r"^(utm_|fbclid|gclid)")
+_T = TypeVar("_T")
+
+
+class Source(BaseModel):
+    """A passage or page the run read. ``id`` is 0 until the registry assigns it."""
+
+    id: int = 0
+    url: str
+    title: str
+    content: str = ""
+    snippet: str = ""
+    doc_id: str | None = None
+    backend: str = ""
+    is_fallback: bool = False
+    round: int = 1
+    task_ids: list[int] = Field(default_factory=list)
+    queries: list[str] = Field(default_factory=list)
+
+
+def normalize_url(url: str) -> str:
+    """Lower-case scheme and host, drop fragments, tracking parameters and a trailing slash."""
+    parts = urlsplit(url.strip())
+    query = "&".join(
+        p for p in parts.query.split("&") if p and not _TRACKING.match(p.split("=", 1)[0])
+    )
+    path = parts.path.rstrip("/") if parts.scheme in ("http", "https") else parts.path
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, query, ""))
+
+
+def register_sources(current: list[Source], new: Sequence[Source]) -> list[Source]:
+    """Reducer of the run's registry: append-only, ids assigned here, duplicates merged."""
+    merged = list(current)
+    position = {normalize_url(s.url): i for i, s in enumerate(merged)}
+    for source in new:
+        key = normalize_url(source.url)
+        if key in position:
+            index = position[key]
+            merged[index] = _merge(merged[index], source)
+            continue
+        position[key] = len(merged)
+        merged.append(source.model_copy(update={"id": len(merged) + 1}))
+    return merged
+
+
+def _merge(old: Source, new: Source) -> Source:
+    return old.model_copy(
+        update={
+            "task_ids": _union(old.task_ids, new.task_ids),
+            "queries": _union(old.queries, new.queries),
+        }
+    )
+
+
+def _union(first: Iterable[_T], second: Iterable[_T]) -> list[_T]:
+    return list(dict.fromkeys([*first, *second]))
+
+
+def cited_ids(text: str) -> list[int]:
+    """Every id cited as ``[n]`` or ``[n, m]``, in order of first appearance."""
+    ids: dict[int, None] = {}
+    for match in _CITATION.finditer(text):
+        for part in re.split(r"\s*[,，]\s*", match.group(1)):
+            ids.setdefault(int(part), None)
+    return list(ids)
+
+
+def resolve_citations(text: str, valid: set[int]) -> tuple[str, int]:
+    """Drop ids not in ``valid`` from every ``[…]``; return the text and how many were removed."""
+    removed = 0
+
+    def keep(match: re.Match[str]) -> str:
+        nonlocal removed
+        parts = [int(p) for p in re.split(r"\s*[,，]\s*", match.group(1))]
+        good = [p for p in parts if p in valid]
+        removed += len(parts) - len(good)
+        return "[" + ", ".join(map(str, good)) + "]" if good else ""
+
+    cleaned = _CITATION.sub(keep, text)
+    return re.sub(r"[ \t]+([.,;:])", r"\1", cleaned), removed
+
+
+def render_references(sources: Sequence[Source], *, fallback_label: str = "fallback") -> str:
+    """Markdown list of ``sources`` as ``[n] [title](url)`` lines, fallback sources marked."""
+    lines = []
+    for source in sorted(sources, key=lambda s: s.id):
+        flag = f" *({fallback_label})*" if source.is_fallback else ""
+        doc = f" — `{source.doc_id}`" if source.doc_id else ""
+        lines.append(f"{source.id}. [{_escape(source.title)}]({source.url}){doc}{flag}")
+    return "\n".join(lines)
+
+
+def _escape(title: str) -> str:
+    return title.replace("[", "(").replace("]", ")").replace("\n", " ").strip() or "untitled"

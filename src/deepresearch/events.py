@@ -1,0 +1,41 @@
+"""The events a research run streams; shared by the Python API, the CLI and HTTP/SSE."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+EventType = Literal[
+    "status",
+    "todo_list",
+    "task_status",
+    "sources",
+    "task_summary_chunk",
+    "evaluation",
+    "report_note",
+    "final_report",
+    "done",
+    "error",
+]
+EVENT_TYPES: tuple[str, ...] = EventType.__args__  # type: ignore[attr-defined]
+
+
+class Event(BaseModel):
+    """One step of a run. ``seq`` counts from 1 within a run; ``data`` is JSON-safe."""
+
+    type: EventType
+    seq: int = 0
+    task_id: int | None = None
+    step: str | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+def event(
+    type_: EventType, *, task_id: int | None = None, step: str | None = None, **data: Any
+) -> dict[str, Any]:
+    """The payload a graph node writes to the stream; the runner numbers and validates it."""
+    return {"type": type_, "task_id": task_id, "step": step, "data": data}

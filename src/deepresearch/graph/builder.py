@@ -1,0 +1,80 @@
+"""Building the research graph. Routers are pure functions of the state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import Send
+
+from deepresearch.graph.context import ResearchContext
+from deepresearch.graph.nodes.judge import judge
+from deepresearch.graph.nodes.plan import plan_tasks, select_role
+from deepresearch.graph.nodes.report import write_report
+from deepresearch.graph.nodes.requery import requery
+from deepresearch.graph.nodes.research import gather, search_task, summarize_task
+from deepresearch.graph.state import ResearchState, TaskInput, TodoItem
+
+
+class RoutedState(ResearchState, total=False):
+    max_rounds: int
+
+
+def build_graph(checkpointer: Any = None) -> Any:
+    """The compiled graph: role → plan → (search ∥ → summarise ∥ → judge → requery?)* → report."""
+    graph = StateGraph(RoutedState, context_schema=ResearchContext)
+    graph.add_node("select_role", select_role)
+    graph.add_node("plan", plan_tasks)
+    graph.add_node("search_task", search_task)  # type: ignore[arg-type]
+    graph.add_node("gather", gather)
+    graph.add_node("summarize_task", summarize_task)  # type: ignore[arg-type]
+    graph.add_node("judge", judge)
+    graph.add_node("requery", requery)
+    graph.add_node("write_report", write_report)
+    graph.add_edge(START, "select_role")
+    graph.add_edge("select_role", "plan")
+    graph.add_conditional_edges("plan", fan_out_search, ["search_task", "write_report"])
+    graph.add_edge("search_task", "gather")
+    graph.add_conditional_edges("gather", fan_out_summaries, ["summarize_task", "judge"])
+    graph.add_edge("summarize_task", "judge")
+    graph.add_conditional_edges("judge", after_judge, ["requery", "write_report"])
+    graph.add_conditional_edges("requery", fan_out_search, ["search_task", "write_report"])
+    graph.add_edge("write_report", END)
+    return graph.compile(checkpointer=checkpointer)
+
+
+def fan_out_search(state: RoutedState) -> list[Send] | str:
+    active = _active(state)
+    if not active:
+        return "write_report"
+    return [Send("search_task", _task_input(state, task)) for task in active]
+
+
+def fan_out_summaries(state: RoutedState) -> list[Send] | str:
+    with_sources = [t for t in _active(state) if _sources_of(state, t)]
+    if not with_sources:
+        return "judge"
+    return [Send("summarize_task", _task_input(state, task)) for task in with_sources]
+
+
+def after_judge(state: RoutedState) -> str:
+    latest = state["evaluations"][-1]
+    if latest.enough or state["round"] >= state["max_rounds"]:
+        return "write_report"
+    return "requery"
+
+
+def _active(state: RoutedState) -> list[TodoItem]:
+    ids = set(state.get("active_task_ids", []))
+    return [t for t in state.get("tasks", []) if t.id in ids]
+
+
+def _sources_of(state: RoutedState, task: TodoItem) -> list[Any]:
+    return [s for s in state.get("sources", []) if task.id in s.task_ids]
+
+
+def _task_input(state: RoutedState, task: TodoItem) -> TaskInput:
+    return TaskInput(
+        question=state["question"], language=state["language"], role=state["role"],
+        round=state["round"], task=task, sources=_sources_of(state, task),
+    )

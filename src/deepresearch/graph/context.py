@@ -1,0 +1,59 @@
+"""The runtime context handed to every node: the parts a run is built from."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from deepresearch.errors import ResearchCancelledError
+from deepresearch.llm.base import ChatModel
+from deepresearch.search.base import SearchBackend
+from deepresearch.settings import Settings
+
+if TYPE_CHECKING:
+    from deepresearch.notes import NoteStore
+
+
+@dataclass
+class ResearchContext:
+    settings: Settings
+    model: ChatModel
+    search: SearchBackend
+    notes: NoteStore | None = None
+    cancelled: threading.Event = field(default_factory=threading.Event)
+
+    def check_cancelled(self) -> None:
+        if self.cancelled.is_set():
+            raise ResearchCancelledError("the research run was cancelled")
+
+    @property
+    def use_model_judge(self) -> bool:
+        """Off for the embedded model by default: measured no better than chance at relevance."""
+        if self.settings.model_judge is not None:
+            return self.settings.model_judge
+        return self.settings.llm_provider != "embedded"
+
+    @property
+    def use_model_summaries(self) -> bool:
+        """Extractive summaries for tiny embedded models (measured: their summaries are generic)."""
+        mode = self.settings.summary_mode
+        if mode == "auto":
+            return self.settings.llm_provider != "embedded"
+        return mode == "model"
+
+
+@contextmanager
+def timed(into: dict[str, float], key: str) -> Iterator[None]:
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        into[key] = time.perf_counter() - start
+
+
+def strip_none(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if v is not None}

@@ -1,0 +1,119 @@
+"""Judging the evidence: a code-side relevance score per source, backed by the model where it helps.
+
+Code relevance: a source is relevant to a task when it contains at least a third of the key terms
+of the task's first query, and at least two of them when the query has two or more (multi-hop
+questions spread their terms over several passages, so no single passage holds most of them). Task relevance is relevant/total (a task without sources scores 0); the
+run's relevance is the mean over tasks. Gaps are the question's and the task's key terms that no
+source of the task contains. With ``model_judge`` on, the model's score is averaged in; both kept.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from deepresearch.citations import Source
+from deepresearch.events import event
+from deepresearch.graph.context import ResearchContext
+from deepresearch.graph.schemas import JudgeOut, ModelJudgement
+from deepresearch.graph.state import ResearchState, RoundEvaluation, TaskJudgement, TodoItem
+from deepresearch.llm.structured import ask_structured
+from deepresearch.prompts.steps import judge_messages
+from deepresearch.text import coverage, key_terms, tokens
+
+RELEVANT_COVERAGE = 1 / 3
+
+
+def judge(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    ctx, started = runtime.context, time.perf_counter()
+    runtime.stream_writer(event("status", step="judge", message="Judging the evidence"))
+    tasks, sources = state["tasks"], state.get("sources", [])
+    judgements = [code_judgement(state["question"], t, sources) for t in tasks]
+    fallbacks: list[str] = []
+    if ctx.use_model_judge:
+        model_view, error = _model_judgements(state, runtime)
+        judgements = [_blend(j, model_view.get(j.task_id)) for j in judgements]
+        if error:
+            fallbacks.append(f"judge: {error}; kept the code-side relevance")
+    evaluation = summarize_round(state["round"], judgements, ctx.settings.relevance_threshold)
+    runtime.stream_writer(event("evaluation", step="judge", **evaluation.model_dump()))
+    return {"evaluations": [evaluation], "fallbacks": fallbacks,
+            "timings": {"judge": time.perf_counter() - started}}
+
+
+def code_judgement(question: str, task: TodoItem, registry: Sequence[Source]) -> TaskJudgement:
+    own = [s for s in registry if task.id in s.task_ids]
+    terms = key_terms(task.queries[0] if task.queries else task.query)
+    texts = [f"{s.title} {s.content or s.snippet}" for s in own]
+    relevant = sum(is_relevant(terms, text) for text in texts)
+    score = 100.0 * relevant / len(own) if own else 0.0
+    gaps = _gaps(key_terms(f"{question} {task.queries[0] if task.queries else task.query}"), texts)
+    return TaskJudgement(
+        task_id=task.id, relevance=round(score, 1), code_relevance=round(score, 1),
+        relevant=relevant, total=len(own), gaps=gaps,
+        explanation=_explain(task, relevant, len(own), gaps),
+    )
+
+
+def is_relevant(terms: Sequence[str], text: str) -> bool:
+    share = coverage(terms, text)
+    return share >= RELEVANT_COVERAGE and share * len(terms) >= min(2, len(terms))
+
+
+def summarize_round(round_number: int, tasks: list[TaskJudgement], threshold: float) -> RoundEvaluation:
+    if not tasks:
+        return RoundEvaluation(round=round_number, relevance=0.0, code_relevance=0.0)
+    relevance = sum(t.relevance for t in tasks) / len(tasks)
+    code = sum(t.code_relevance for t in tasks) / len(tasks)
+    model_scores = [t.model_relevance for t in tasks if t.model_relevance is not None]
+    model = sum(model_scores) / len(model_scores) if model_scores else None
+    return RoundEvaluation(
+        round=round_number, relevance=round(relevance, 1), code_relevance=round(code, 1),
+        model_relevance=round(model, 1) if model is not None else None,
+        relevant=sum(t.relevant for t in tasks), total=sum(t.total for t in tasks),
+        tasks=tasks, enough=relevance >= threshold,
+    )
+
+
+def _model_judgements(
+    state: ResearchState, runtime: Runtime[ResearchContext]
+) -> tuple[dict[int, ModelJudgement], str | None]:
+    ctx = runtime.context
+    judged = [t for t in state["tasks"] if t.status == "completed"]
+    if not judged:
+        return {}, None
+    result = ask_structured(
+        ctx.model, judge_messages(state["question"], judged), JudgeOut, step="judge",
+        max_tokens=80 + 90 * len(judged), strip_think=ctx.settings.strip_thinking_tokens,
+    )
+    if result.value is None:
+        return {}, result.error
+    return {j.task_id: j for j in result.value.tasks}, None
+
+
+def _blend(code: TaskJudgement, model: ModelJudgement | None) -> TaskJudgement:
+    if model is None:
+        return code
+    score = min(100.0, max(0.0, model.relevance))
+    explanation = " ".join(model.explanation.split())[:300]
+    return code.model_copy(update={
+        "model_relevance": score,
+        "relevance": round((code.code_relevance + score) / 2, 1),
+        "explanation": f"{code.explanation} Model: {explanation}".strip(),
+        "gaps": list(dict.fromkeys([*code.gaps, *(g[:80] for g in model.gaps[:5])])),
+    })
+
+
+def _gaps(terms: Sequence[str], texts: Sequence[str]) -> list[str]:
+    present = set(tokens(" ".join(texts)))
+    return [t for t in terms if t not in present][:8]
+
+
+def _explain(task: TodoItem, relevant: int, total: int, gaps: Sequence[str]) -> str:
+    if total == 0:
+        return f"No sources for task {task.id}" + (f" ({task.skip_reason})." if task.skip_reason else ".")
+    missing = f" Missing: {', '.join(gaps)}." if gaps else ""
+    return f"{relevant} of {total} sources contain most key terms of the task's query.{missing}"

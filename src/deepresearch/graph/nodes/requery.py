@@ -1,0 +1,104 @@
+"""New queries for the weak tasks: round 2 narrower, round 3+ a different angle, never a repeat."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from deepresearch.events import event
+from deepresearch.graph.context import ResearchContext
+from deepresearch.graph.nodes.plan import normalize_query
+from deepresearch.graph.schemas import QueriesOut
+from deepresearch.graph.state import ResearchState, TaskJudgement, TodoItem
+from deepresearch.llm.structured import ask_structured
+from deepresearch.prompts.steps import requery_messages
+from deepresearch.text import key_terms
+
+_PLACEHOLDER = re.compile(r"[\[\]{}<>]|\.\.\.|…")
+
+
+def requery(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    ctx, started = runtime.context, time.perf_counter()
+    next_round = state["round"] + 1
+    weak = weak_tasks(state, ctx.settings.relevance_threshold)
+    runtime.stream_writer(event("status", step="requery", round=next_round,
+                                message=f"Round {next_round}: new queries for {len(weak)} weak task(s)"))
+    proposals, fallbacks = _model_proposals(state, runtime, next_round, weak)
+    ran = {normalize_query(q) for q in state.get("queries_run", [])}
+    updated: list[TodoItem] = []
+    for task, judgement in weak:
+        query = choose_query(state["question"], task, judgement, next_round, proposals.get(task.id), ran)
+        if query:
+            ran.add(normalize_query(query))
+            updated.append(task.model_copy(update={"query": query, "status": "pending"}))
+    update: dict[str, Any] = {"tasks": updated, "active_task_ids": [t.id for t in updated],
+                              "fallbacks": fallbacks, "timings": {"requery": time.perf_counter() - started}}
+    if updated:
+        update["round"] = next_round
+    else:
+        update["notices"] = [f"round {next_round}: no new query left to try; writing the report"]
+    return update
+
+
+def weak_tasks(state: ResearchState, threshold: float) -> list[tuple[TodoItem, TaskJudgement | None]]:
+    latest = {j.task_id: j for j in state["evaluations"][-1].tasks} if state.get("evaluations") else {}
+    weak = []
+    for task in state["tasks"]:
+        judgement = latest.get(task.id)
+        if task.status == "skipped" or judgement is None or judgement.relevance < threshold:
+            weak.append((task, judgement))
+    return weak
+
+
+def choose_query(
+    question: str, task: TodoItem, judgement: TaskJudgement | None, round_number: int,
+    proposal: str | None, ran: set[str],
+) -> str | None:
+    """The model's proposal when usable, else the first template that never ran; None if none."""
+    topic = set(key_terms(f"{question} {task.query} {task.title}"))
+    for candidate in [proposal, *template_queries(question, task, judgement, round_number)]:
+        query = " ".join((candidate or "").split())[:200]
+        norm = normalize_query(query)
+        on_topic = bool(topic & set(key_terms(query)))
+        if norm and norm not in ran and on_topic and not _PLACEHOLDER.search(query):
+            return query
+    return None
+
+
+def template_queries(
+    question: str, task: TodoItem, judgement: TaskJudgement | None, round_number: int
+) -> list[str]:
+    gaps = judgement.gaps if judgement else []
+    base = task.queries[0] if task.queries else task.query
+    if round_number == 2:
+        return [_join(base, gaps[:3]), _join(task.title, key_terms(task.intent)[:4]), _join(base, key_terms(question)[:3])]
+    unused = [t for t in key_terms(question) if t not in set(key_terms(" ".join(task.queries)))]
+    return [_join(*gaps[:4]), _join(*unused[:5]), _join(task.title, gaps[:2], key_terms(question)[:2]), " ".join(key_terms(task.intent)[:6])]
+
+
+def _join(*parts: str | Iterable[str]) -> str:
+    words: list[str] = []
+    for part in parts:
+        words.extend([part] if isinstance(part, str) else list(part))
+    return " ".join(w for w in words if w)
+
+
+def _model_proposals(
+    state: ResearchState, runtime: Runtime[ResearchContext], round_number: int,
+    weak: Sequence[tuple[TodoItem, TaskJudgement | None]],
+) -> tuple[dict[int, str], list[str]]:
+    ctx = runtime.context
+    if not weak:
+        return {}, []
+    result = ask_structured(
+        ctx.model, requery_messages(state["question"], round_number, weak, state.get("queries_run", [])),
+        QueriesOut, step="queries", max_tokens=40 + 50 * len(weak),
+        strip_think=ctx.settings.strip_thinking_tokens,
+    )
+    if result.value is None:
+        return {}, [f"queries (round {round_number}): {result.error}; used template queries"]
+    return {q.task_id: q.query for q in result.value.queries}, []

@@ -1,0 +1,123 @@
+"""Per-task research branches: search (and read), then summarise from the registry's sources."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from deepresearch.citations import Source
+from deepresearch.errors import ModelError, ModelNotAvailableError, SearchError
+from deepresearch.events import event
+from deepresearch.extractive import extractive_points, render_points
+from deepresearch.graph.context import ResearchContext
+from deepresearch.graph.state import ResearchState, TaskInput, TodoItem
+from deepresearch.llm.thinking import clean_model_text, filter_stream
+from deepresearch.notes_io import write_task_note
+from deepresearch.prompts.steps import summarize_messages
+from deepresearch.search.base import SearchHit
+from deepresearch.text import truncate
+
+
+def search_task(inp: TaskInput, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    ctx, task, started = runtime.context, inp["task"], time.perf_counter()
+    ctx.check_cancelled()
+    runtime.stream_writer(_status(task, "in_progress", inp["round"], query=task.query))
+    notices: list[str] = []
+    try:
+        hits = ctx.search.search(task.query, limit=ctx.settings.max_results_per_query)
+    except SearchError as exc:
+        hits, notices = [], [f"task {task.id}: search failed for {task.query!r}: {exc}"]
+    limit = ctx.settings.max_tokens_per_source * 4
+    sources = [_source(hit, task, inp["round"], limit) for hit in hits]
+    task = task.model_copy(update={"queries": [*task.queries, task.query], "status": "in_progress"})
+    if not sources and not task.source_ids:
+        reason = notices[0] if notices else f"no results for query {task.query!r}"
+        task = task.model_copy(update={"status": "skipped", "skip_reason": reason})
+        runtime.stream_writer(_status(task, "skipped", inp["round"], reason=reason))
+    return {
+        "tasks": [task],
+        "sources": sources,
+        "queries_run": [task.query],
+        "notices": notices,
+        "timings": {"search": time.perf_counter() - started},
+    }
+
+
+def gather(state: ResearchState) -> dict[str, Any]:
+    """Join point after a round's searches: the registry has assigned every new source an id."""
+    return {}
+
+
+def summarize_task(inp: TaskInput, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    ctx, task, sources, started = runtime.context, inp["task"], inp["sources"], time.perf_counter()
+    ctx.check_cancelled()
+    fresh = [s for s in sources if s.id not in task.source_ids]
+    runtime.stream_writer(
+        event("sources", task_id=task.id, step="search", round=inp["round"],
+              sources=[_public(s) for s in fresh], total=len(sources))
+    )
+    summary, fallbacks = _summarize(inp, runtime)
+    task = task.model_copy(
+        update={"status": "completed", "summary": summary, "source_ids": [s.id for s in sources]}
+    )
+    if ctx.notes is not None:
+        task = task.model_copy(update={"note_id": write_task_note(ctx.notes, inp, task)})
+    runtime.stream_writer(_status(task, "completed", inp["round"], summary=summary))
+    return {"tasks": [task], "fallbacks": fallbacks, "timings": {"summarize": time.perf_counter() - started}}
+
+
+def _summarize(inp: TaskInput, runtime: Runtime[ResearchContext]) -> tuple[str, list[str]]:
+    ctx = runtime.context
+    if ctx.use_model_summaries:
+        try:
+            return _model_summary(inp, runtime), []
+        except ModelNotAvailableError:
+            raise
+        except ModelError as exc:
+            note = f"task {inp['task'].id}: model summary failed ({exc}); used an extractive summary"
+            return _extractive_summary(inp, runtime), [note]
+    return _extractive_summary(inp, runtime), []
+
+
+def _extractive_summary(inp: TaskInput, runtime: Runtime[ResearchContext]) -> str:
+    task = inp["task"]
+    query_text = f"{inp['question']} {task.title} {task.query}"
+    lines = render_points(extractive_points(inp["sources"], query_text))
+    for line in lines:
+        runtime.stream_writer(event("task_summary_chunk", task_id=task.id, step="summarize", content=line))
+    return "".join(lines).strip()
+
+
+def _model_summary(inp: TaskInput, runtime: Runtime[ResearchContext]) -> str:
+    ctx, task = runtime.context, inp["task"]
+    messages = summarize_messages(
+        inp["question"], task, inp["sources"][:6], inp["language"], per_source=700
+    )
+    chunks: list[str] = []
+    stream = ctx.model.stream(messages, step="summarize", max_tokens=300)
+    for chunk in filter_stream(stream, strip_think=ctx.settings.strip_thinking_tokens):
+        chunks.append(chunk)
+        runtime.stream_writer(event("task_summary_chunk", task_id=task.id, step="summarize", content=chunk))
+    text = clean_model_text("".join(chunks), strip_think=ctx.settings.strip_thinking_tokens)
+    if not text:
+        raise ModelError("the model returned an empty summary")
+    return text
+
+
+def _source(hit: SearchHit, task: TodoItem, round_number: int, limit: int) -> Source:
+    return Source(
+        url=hit.url, title=hit.title or hit.url, content=truncate(hit.content or hit.snippet, limit),
+        snippet=hit.snippet, doc_id=hit.doc_id, backend=hit.backend, is_fallback=hit.is_fallback,
+        round=round_number, task_ids=[task.id], queries=[task.query],
+    )
+
+
+def _public(source: Source) -> dict[str, Any]:
+    return source.model_dump(exclude={"content"})
+
+
+def _status(task: TodoItem, status: str, round_number: int, **extra: Any) -> dict[str, Any]:
+    return event("task_status", task_id=task.id, step="research", status=status,
+                 title=task.title, round=round_number, **extra)

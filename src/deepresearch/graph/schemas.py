@@ -1,0 +1,54 @@
+"""What each structured model step must return. Values are checked and clamped by code after."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from deepresearch.prompts.roles import ROLE_TYPES
+
+
+class RoleChoice(BaseModel):
+    role: str = Field(json_schema_extra={"enum": list(ROLE_TYPES)})
+    focus: str = ""
+
+
+class PlannedTask(BaseModel):
+    title: str
+    intent: str
+    query: str
+
+
+class PlanOut(BaseModel):
+    tasks: list[PlannedTask]
+
+
+class NewQuery(BaseModel):
+    task_id: int
+    query: str
+
+
+class QueriesOut(BaseModel):
+    queries: list[NewQuery]
+
+
+class ModelJudgement(BaseModel):
+    task_id: int
+    relevance: float
+    explanation: str = ""
+    gaps: list[str] = Field(default_factory=list)
+
+
+class JudgeOut(BaseModel):
+    tasks: list[ModelJudgement]
+
+
+class Insight(BaseModel):
+    text: str
+    sources: list[int] = Field(default_factory=list)
+
+
+class ReportDraft(BaseModel):
+    answer: str = ""
+    background: str = ""
+    insights: list[Insight] = Field(default_factory=list)
+    risks: list[str] = Field(default_factory=list)

@@ -1,0 +1,151 @@
+"""Turn files into documents: Markdown, plain text and JSON Lines.
+
+Loaders are pure: they take a path (for naming) and the file's bytes, and return documents plus
+the number of records they had to skip. They never raise on bad content; a JSONL line that is
+not an object with a non-empty string ``text`` is skipped and counted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+
+SUPPORTED_SUFFIXES = frozenset({".md", ".txt", ".jsonl"})
+
+_ATX_H1 = re.compile(r"^#[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass(frozen=True)
+class Document:
+    """A unit of text before chunking; ``doc_id`` is what evaluation and citations key on."""
+
+    doc_id: str
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class LoadedFile:
+    """What one file yielded: its documents and how many records were skipped as malformed."""
+
+    documents: list[Document] = field(default_factory=list)
+    bad_records: int = 0
+
+
+def demo_corpus_path() -> Path:
+    """Path of the demo corpus shipped inside the package (``data/demo_corpus.jsonl``)."""
+    return Path(str(files("deepresearch").joinpath("data", "demo_corpus.jsonl")))
+
+
+def is_supported(path: Path) -> bool:
+    """True when ``path`` has a suffix a loader handles (case-insensitive)."""
+    return path.suffix.lower() in SUPPORTED_SUFFIXES
+
+
+def iter_supported_files(root: Path) -> Iterator[Path]:
+    """Supported files under ``root``, recursively, in sorted order, skipping hidden entries."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
+        for name in sorted(filenames):
+            path = Path(dirpath, name)
+            if not name.startswith(".") and is_supported(path):
+                yield path
+
+
+def load_file(path: Path, data: bytes) -> LoadedFile:
+    """Load ``data`` (the content of ``path``) with the loader its suffix selects."""
+    loader = _LOADERS.get(path.suffix.lower())
+    if loader is None:
+        raise ValueError(f"unsupported file type {path.suffix!r}; supported: .md, .txt, .jsonl")
+    return loader(path, _decode(data))
+
+
+def load_markdown(path: Path, text: str) -> LoadedFile:
+    """One document; its title is the first ``# heading`` outside code fences, else the stem."""
+    title = markdown_title(text) or path.stem
+    return _single(path, title, text)
+
+
+def load_text(path: Path, text: str) -> LoadedFile:
+    """One document titled by the file stem."""
+    return _single(path, path.stem, text)
+
+
+def load_jsonl(path: Path, text: str) -> LoadedFile:
+    """One document per line; ids come from ``doc_id``, else ``id``, else ``<path>:<line>``."""
+    documents: list[Document] = []
+    bad = 0
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        document = parse_record(line, f"{path}:{number}")
+        if document is None:
+            bad += 1
+        else:
+            documents.append(document)
+    return LoadedFile(documents, bad)
+
+
+def parse_record(line: str, fallback_id: str) -> Document | None:
+    """Parse one JSONL line; ``None`` when it is not valid JSON or not a usable record."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return document_from_mapping(record, fallback_id) if isinstance(record, dict) else None
+
+
+def document_from_mapping(record: Mapping[str, object], fallback_id: str) -> Document | None:
+    """Build a document from ``title``/``text``/``doc_id``|``id``; ``None`` if unusable."""
+    text = record.get("text")
+    if not isinstance(text, str) or not text.strip():
+        return None
+    doc_id = _record_id(record.get("doc_id", record.get("id")), fallback_id)
+    title = record.get("title", doc_id)
+    if doc_id is None or not isinstance(title, str):
+        return None
+    return Document(doc_id=doc_id, title=title.strip() or doc_id, text=text)
+
+
+def markdown_title(text: str) -> str | None:
+    """The first level-one ATX heading outside fenced code, or ``None``."""
+    in_fence = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        match = None if in_fence else _ATX_H1.match(line)
+        if match:
+            return match.group(1).strip()
+    return None
+
+
+def _record_id(raw: object, fallback_id: str) -> str | None:
+    if raw is None:
+        return fallback_id
+    if isinstance(raw, bool) or not isinstance(raw, str | int):
+        return None
+    return str(raw).strip() or None
+
+
+def _single(path: Path, title: str, text: str) -> LoadedFile:
+    if not text.strip():
+        return LoadedFile()
+    return LoadedFile([Document(doc_id=str(path), title=title, text=text)])
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8-sig", errors="replace")
+
+
+_LOADERS: dict[str, Callable[[Path, str], LoadedFile]] = {
+    ".md": load_markdown,
+    ".txt": load_text,
+    ".jsonl": load_jsonl,
+}

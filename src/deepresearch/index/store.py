@@ -1,0 +1,376 @@
+"""The local document index: passages in SQLite, ranked by FTS5 ``bm25()``.
+
+Contracts:
+
+- The schema changes only through :data:`MIGRATIONS`, applied in order and recorded in
+  ``PRAGMA user_version``; each migration runs in one transaction.
+- Passage ids are unique index-wide. A document that fits in one passage keeps its ``doc_id`` as
+  the passage id (evaluation keys on it); a longer one becomes ``<doc_id>#<n>`` passages that all
+  keep ``doc_id``. When two documents claim one id, the first indexed wins; the other is skipped
+  and counted in :attr:`IndexStats.records_skipped`.
+- Files are indexed one transaction each, skipped when their sha256 is unchanged, and removed
+  when they disappear from under a root being indexed.
+- :meth:`DocumentIndex.search` accepts any user text: it never passes FTS5 syntax through.
+- One index may be shared between threads; calls are serialised by a lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from deepresearch.errors import IndexNotFoundError, SearchError
+from deepresearch.index.chunking import MAX_CHARS, chunk_text
+from deepresearch.index.loaders import (
+    Document,
+    document_from_mapping,
+    is_supported,
+    iter_supported_files,
+    load_file,
+)
+from deepresearch.index.query import fts_query
+
+Progress = Callable[[str], None]
+
+MEMORY = ":memory:"
+IN_MEMORY_SOURCE = "<memory>"
+TITLE_WEIGHT = 2.0
+TEXT_WEIGHT = 1.0
+
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE files (
+        path TEXT PRIMARY KEY,
+        sha256 TEXT NOT NULL,
+        mtime REAL NOT NULL
+    );
+    CREATE TABLE passages (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        doc_id TEXT NOT NULL,
+        title TEXT NOT NULL,
+        text TEXT NOT NULL,
+        source TEXT NOT NULL,
+        position INTEGER NOT NULL
+    );
+    CREATE INDEX passages_source ON passages(source);
+    CREATE INDEX passages_doc_id ON passages(doc_id);
+    CREATE VIRTUAL TABLE passages_fts USING fts5(
+        title, text,
+        content='passages', content_rowid='rowid',
+        tokenize='porter unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER passages_after_insert AFTER INSERT ON passages BEGIN
+        INSERT INTO passages_fts(rowid, title, text) VALUES (new.rowid, new.title, new.text);
+    END;
+    CREATE TRIGGER passages_after_delete AFTER DELETE ON passages BEGIN
+        INSERT INTO passages_fts(passages_fts, rowid, title, text)
+        VALUES ('delete', old.rowid, old.title, old.text);
+    END;
+    CREATE TRIGGER passages_after_update AFTER UPDATE ON passages BEGIN
+        INSERT INTO passages_fts(passages_fts, rowid, title, text)
+        VALUES ('delete', old.rowid, old.title, old.text);
+        INSERT INTO passages_fts(rowid, title, text) VALUES (new.rowid, new.title, new.text);
+    END;
+    """,
+)
+
+
+_PASSAGE_COLUMNS = "p.id, p.doc_id, p.title, p.text, p.source, p.position"
+_SEARCH_SQL = f"""
+    SELECT {_PASSAGE_COLUMNS}, bm25(passages_fts, ?, ?) AS bm25_score
+    FROM passages_fts JOIN passages AS p ON p.rowid = passages_fts.rowid
+    WHERE passages_fts MATCH ?
+    ORDER BY bm25_score LIMIT ?
+"""
+_INSERT_SQL = """
+    INSERT OR IGNORE INTO passages (id, doc_id, title, text, source, position)
+    VALUES (?, ?, ?, ?, ?, ?)
+"""
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One searchable chunk of a document; ``id`` is stable across re-indexing."""
+
+    id: str
+    doc_id: str
+    title: str
+    text: str
+    source: str
+    position: int
+
+
+@dataclass(frozen=True)
+class IndexStats:
+    """What one :meth:`DocumentIndex.index_paths` call did."""
+
+    files_indexed: int = 0
+    files_skipped_unchanged: int = 0
+    files_removed: int = 0
+    passages_added: int = 0
+    passages_total: int = 0
+    seconds: float = 0.0
+    records_skipped: int = 0
+    files_failed: int = 0
+
+
+@dataclass
+class _Tally:
+    files_indexed: int = 0
+    files_skipped_unchanged: int = 0
+    files_removed: int = 0
+    passages_added: int = 0
+    records_skipped: int = 0
+    files_failed: int = 0
+
+
+def passages_for(document: Document, source: str, max_chars: int = MAX_CHARS) -> list[Passage]:
+    """Chunk ``document``; a single chunk keeps the doc_id as its id, else ``<doc_id>#<n>``."""
+    body = document.text.strip()
+    chunks = [body] if len(body) <= max_chars else chunk_text(body, max_chars)
+    if len(chunks) == 1:
+        return [Passage(document.doc_id, document.doc_id, document.title, chunks[0], source, 0)]
+    return [
+        Passage(f"{document.doc_id}#{n}", document.doc_id, document.title, chunk, source, n)
+        for n, chunk in enumerate(chunks)
+    ]
+
+
+class DocumentIndex:
+    """A SQLite file (or ``":memory:"``) holding passages and their FTS5 index."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = path
+        self._lock = threading.RLock()
+        self._conn = _open(path)
+
+    @classmethod
+    def open_existing(cls, path: Path | str) -> DocumentIndex:
+        """Open an index that must already exist; raise :class:`IndexNotFoundError` if not."""
+        if not Path(path).is_file():
+            raise IndexNotFoundError(
+                f"No document index at {path}. Build one first; run: deepresearch index PATH"
+            )
+        return cls(path)
+
+    def __enter__(self) -> DocumentIndex:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection; the object is unusable afterwards."""
+        with self._lock:
+            self._conn.close()
+
+    def count(self) -> int:
+        """Number of passages in the index."""
+        with self._lock:
+            row = self._conn.execute("SELECT count(*) FROM passages").fetchone()
+        return int(row[0])
+
+    def get(self, passage_id: str) -> Passage | None:
+        """The passage with this id, or ``None``."""
+        sql = f"SELECT {_PASSAGE_COLUMNS} FROM passages AS p WHERE p.id = ?"
+        with self._lock:
+            row = self._conn.execute(sql, (passage_id,)).fetchone()
+        return None if row is None else _passage(row)
+
+    def search(self, query: str, limit: int = 5) -> list[tuple[Passage, float]]:
+        """Best passages for free text, best first, with scores where higher is better.
+
+        Returns ``[]`` when ``limit < 1`` or the query has no searchable words. Raises
+        :class:`SearchError` only if SQLite itself fails.
+        """
+        match = fts_query(query)
+        if not match or limit < 1:
+            return []
+        params = (TITLE_WEIGHT, TEXT_WEIGHT, match, limit)
+        try:
+            with self._lock:
+                rows = self._conn.execute(_SEARCH_SQL, params).fetchall()
+        except sqlite3.Error as exc:
+            raise SearchError(f"local index search failed: {exc}") from exc
+        return [(_passage(row), -float(row[6])) for row in rows]
+
+    def add_documents(
+        self, docs: Iterable[Document | Mapping[str, object]], source: str = IN_MEMORY_SOURCE
+    ) -> int:
+        """Add documents (or mappings with ``title``, ``text``, ``doc_id``); return passages added.
+
+        A doc_id added earlier from the same ``source`` is replaced. Unusable mappings are skipped.
+        """
+        documents = [d for d in map(_as_document, docs) if d is not None]
+        doc_ids = [(d.doc_id, source) for d in documents]
+        with self._transaction() as conn:
+            conn.executemany("DELETE FROM passages WHERE doc_id = ? AND source = ?", doc_ids)
+            return _insert(conn, documents, source)[0]
+
+    def index_paths(
+        self, paths: Sequence[Path | str], progress: Progress | None = None
+    ) -> IndexStats:
+        """Index files and folders (recursively) incrementally; see the module contract.
+
+        A root that no longer exists has its indexed files removed. Unreadable files are
+        reported through ``progress`` and counted in ``files_failed``; they never stop the run.
+        """
+        started = time.perf_counter()
+        tally = _Tally()
+        report = progress or _ignore
+        for root in paths:
+            self._index_root(Path(root).resolve(), tally, report)
+        return IndexStats(
+            passages_total=self.count(), seconds=time.perf_counter() - started, **vars(tally)
+        )
+
+    def _index_root(self, root: Path, tally: _Tally, report: Progress) -> None:
+        if root.is_dir():
+            seen = {str(path) for path in iter_supported_files(root)}
+            for path in sorted(seen):
+                self._index_file(Path(path), tally, report)
+            self._remove_missing(root, seen, tally, report)
+        elif root.is_file() and is_supported(root):
+            self._index_file(root, tally, report)
+        elif root.is_file():
+            report(f"skipped {root}: unsupported type (supported: .md, .txt, .jsonl)")
+        else:
+            self._remove_missing(root, set(), tally, report)
+
+    def _index_file(self, path: Path, tally: _Tally, report: Progress) -> None:
+        try:
+            data = path.read_bytes()
+            mtime = path.stat().st_mtime
+        except OSError as exc:
+            tally.files_failed += 1
+            report(f"failed {path}: {exc}")
+            return
+        digest = hashlib.sha256(data).hexdigest()
+        if self._known_digest(str(path)) == digest:
+            tally.files_skipped_unchanged += 1
+            report(f"unchanged {path}")
+            return
+        loaded = load_file(path, data)
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM passages WHERE source = ?", (str(path),))
+            added, duplicates = _insert(conn, loaded.documents, str(path))
+            conn.execute(
+                "INSERT OR REPLACE INTO files (path, sha256, mtime) VALUES (?, ?, ?)",
+                (str(path), digest, mtime),
+            )
+        skipped = loaded.bad_records + duplicates
+        tally.files_indexed += 1
+        tally.passages_added += added
+        tally.records_skipped += skipped
+        report(f"indexed {path}: {added} passages" + (f", {skipped} skipped" if skipped else ""))
+
+    def _known_digest(self, path: str) -> str | None:
+        with self._lock:
+            row = self._conn.execute("SELECT sha256 FROM files WHERE path = ?", (path,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _remove_missing(self, root: Path, seen: set[str], tally: _Tally, report: Progress) -> None:
+        with self._lock:
+            known = [str(row[0]) for row in self._conn.execute("SELECT path FROM files")]
+        for path in known:
+            if path not in seen and Path(path).is_relative_to(root):
+                self._remove_file(path)
+                tally.files_removed += 1
+                report(f"removed {path}")
+
+    def _remove_file(self, path: str) -> None:
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM passages WHERE source = ?", (path,))
+            conn.execute("DELETE FROM files WHERE path = ?", (path,))
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+
+def _open(path: Path | str) -> sqlite3.Connection:
+    """Connect, configure and migrate; SQLite failures become :class:`SearchError`."""
+    in_memory = str(path) == MEMORY
+    if not in_memory:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise SearchError(f"cannot open the index at {path}: {exc}") from exc
+    try:
+        if not in_memory:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+        _migrate(conn)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise SearchError(
+            f"{path} is not a usable deepresearch index ({exc}); "
+            "delete it and run: deepresearch index PATH"
+        ) from exc
+    except SearchError:
+        conn.close()
+        raise
+    return conn
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version > len(MIGRATIONS):
+        raise SearchError(
+            f"index schema version {version} is newer than this deepresearch supports "
+            f"({len(MIGRATIONS)}); upgrade deepresearch or rebuild: deepresearch index PATH"
+        )
+    for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+        conn.executescript(f"BEGIN;\n{script}\nPRAGMA user_version = {number};\nCOMMIT;")
+
+
+def _insert(
+    conn: sqlite3.Connection, documents: Sequence[Document], source: str
+) -> tuple[int, int]:
+    """Insert the documents' passages; return (passages added, passages skipped as duplicates)."""
+    rows = [
+        (p.id, p.doc_id, p.title, p.text, p.source, p.position)
+        for document in documents
+        for p in passages_for(document, source)
+    ]
+    added = conn.executemany(_INSERT_SQL, rows).rowcount if rows else 0
+    return added, len(rows) - added
+
+
+def _as_document(doc: Document | Mapping[str, object]) -> Document | None:
+    if isinstance(doc, Document):
+        return doc
+    text = doc.get("text")
+    digest = hashlib.sha256(str(text).encode()).hexdigest()[:12]
+    return document_from_mapping(doc, fallback_id=f"doc:{digest}")
+
+
+def _passage(row: tuple[Any, ...]) -> Passage:
+    """A passage from a row whose first six columns are :data:`_PASSAGE_COLUMNS`."""
+    return Passage(*row[:6])
+
+
+def _ignore(_message: str) -> None:
+    """A progress callback that discards messages."""

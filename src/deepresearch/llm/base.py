@@ -1,0 +1,80 @@
+"""The chat model seam.
+
+A model is anything with ``complete`` and ``stream``. ``step`` names the research step that calls
+(``role``, ``plan``, ``summarize``, ``judge``, ``queries``, ``report``, ``answer``); real models
+ignore it, the scripted doubles in :mod:`deepresearch.llm.testing` answer by it, and usage is
+accounted by it. ``schema`` is a JSON schema: a model that can constrain its decoding to it must
+(llama.cpp grammar, ``response_format``); the structured-output ladder parses and validates the
+text either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    content: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.calls += other.calls
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "calls": self.calls,
+        }
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """What the research loop needs from a model."""
+
+    name: str
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        step: str = "",
+        schema: dict[str, Any] | None = None,
+        max_tokens: int = 512,
+    ) -> Completion:
+        """Return the whole answer. With ``schema``, constrain decoding to it where possible."""
+        ...
+
+    def stream(
+        self,
+        messages: list[Message],
+        *,
+        step: str = "",
+        max_tokens: int = 512,
+    ) -> Iterator[str]:
+        """Yield the answer as text chunks."""
+        ...

@@ -1,0 +1,164 @@
+"""Model doubles for tests — ours and yours.
+
+``ScriptedModel`` answers by research step (``role``, ``plan``, ``queries``, ``judge``,
+``summarize``, ``report``). Give it text, a list of texts (served in order, the last one repeats),
+or a function of the call. Steps you do not script get a sensible built-in answer, so a test only
+scripts what it is about. Fail on purpose by scripting bad JSON, ``<think>`` blocks, empty text, or
+a function that raises :class:`deepresearch.errors.ModelError`.
+
+``FunctionModel`` hands every call to one function.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from deepresearch.llm.base import Completion, Message, Usage
+
+
+@dataclass(frozen=True)
+class ModelCall:
+    step: str
+    messages: list[Message]
+    schema: dict[str, Any] | None
+    max_tokens: int
+
+    @property
+    def prompt(self) -> str:
+        return "\n".join(m.content for m in self.messages)
+
+
+Responder = str | Callable[[ModelCall], str]
+
+
+class FunctionModel:
+    """A model whose every answer comes from ``function(call)``; records calls; optional delay."""
+
+    def __init__(
+        self, function: Callable[[ModelCall], str], *, delay: float = 0.0, name: str = "function"
+    ) -> None:
+        self.name = name
+        self.calls: list[ModelCall] = []
+        self._function = function
+        self._delay = delay
+        self._lock = threading.Lock()
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        step: str = "",
+        schema: dict[str, Any] | None = None,
+        max_tokens: int = 512,
+    ) -> Completion:
+        call = ModelCall(step, list(messages), schema, max_tokens)
+        with self._lock:
+            self.calls.append(call)
+        if self._delay:
+            time.sleep(self._delay)
+        text = self._function(call)
+        usage = Usage(_count(call.prompt), _count(text), 1)
+        return Completion(text=text, usage=usage, finish_reason="stop")
+
+    def stream(
+        self, messages: list[Message], *, step: str = "", max_tokens: int = 512
+    ) -> Iterator[str]:
+        text = self.complete(messages, step=step, max_tokens=max_tokens).text
+        yield from re.findall(r"\S+\s*|\s+", text)
+
+    def steps(self) -> list[str]:
+        return [call.step for call in self.calls]
+
+
+class ScriptedModel(FunctionModel):
+    """Answers by step from a script; unscripted steps get :func:`default_answer`."""
+
+    def __init__(
+        self,
+        script: Mapping[str, Responder | Sequence[Responder]] | None = None,
+        *,
+        default: Responder | None = None,
+        delay: float = 0.0,
+        name: str = "scripted",
+    ) -> None:
+        self._queues = {step: _as_list(answers) for step, answers in (script or {}).items()}
+        self._default = default
+        super().__init__(self._answer, delay=delay, name=name)
+
+    def _answer(self, call: ModelCall) -> str:
+        queue = self._queues.get(call.step)
+        if queue:
+            responder = queue.pop(0) if len(queue) > 1 else queue[0]
+        elif self._default is not None:
+            responder = self._default
+        else:
+            return default_answer(call)
+        return responder(call) if callable(responder) else responder
+
+
+def default_answer(call: ModelCall) -> str:
+    """A plausible, valid answer for each step, derived from the prompt."""
+    question = _field(call.prompt, "Question") or "the question"
+    answers: dict[str, Callable[[], str]] = {
+        "role": lambda: json.dumps(
+            {"role": "general_researcher", "instructions": "Be factual and cite sources."}
+        ),
+        "plan": lambda: json.dumps({"tasks": _plan_for(question)}),
+        "queries": lambda: json.dumps({"queries": _requeries(call.prompt)}),
+        "judge": lambda: json.dumps({"tasks": _judgements(call.prompt)}),
+        "summarize": lambda: f"The sources describe {question.rstrip('?')} [1].",
+        "report": lambda: json.dumps(_report(question)),
+    }
+    return answers.get(call.step, lambda: "ok")()
+
+
+def _plan_for(question: str) -> list[dict[str, str]]:
+    angles = [("Background", "background"), ("Key facts", "facts"), ("Context", "history")]
+    return [
+        {"title": title, "intent": f"{title} for: {question}", "query": f"{question} {word}"}
+        for title, word in angles
+    ]
+
+
+def _requeries(prompt: str) -> list[dict[str, Any]]:
+    found = re.findall(r"task_id=(\d+) \| query=([^|\n]*)", prompt)
+    rnd = _field(prompt, "Round") or "2"
+    return [{"task_id": int(i), "query": f"{q.strip()} details {rnd}"} for i, q in found]
+
+
+def _judgements(prompt: str) -> list[dict[str, Any]]:
+    ids = re.findall(r"task_id=(\d+)", prompt)
+    return [
+        {"task_id": int(i), "relevance": 80, "explanation": "Sources address the task.", "gaps": []}
+        for i in ids
+    ]
+
+
+def _report(question: str) -> dict[str, Any]:
+    return {
+        "answer": "",
+        "background": f"This report looks at: {question}",
+        "insights": [{"text": "The first source is the most relevant [1].", "sources": [1]}],
+        "risks": ["Evidence comes from a small local corpus."],
+    }
+
+
+def _field(prompt: str, name: str) -> str | None:
+    match = re.search(rf"^{name}:\s*(.+)$", prompt, re.MULTILINE)
+    return match.group(1).strip() if match else None
+
+
+def _as_list(answers: Responder | Sequence[Responder]) -> list[Responder]:
+    if isinstance(answers, str) or callable(answers):
+        return [answers]
+    return list(answers)
+
+
+def _count(text: str) -> int:
+    return max(1, len(text) // 4) if text else 0

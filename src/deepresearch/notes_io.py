@@ -1,0 +1,41 @@
+"""What the research loop writes as notes: one ``task_state`` note per task, one ``conclusion``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from deepresearch.graph.state import ReportResult, ResearchState, TaskInput, TodoItem
+
+if TYPE_CHECKING:
+    from deepresearch.notes import Note, NoteStore
+
+TAG = "deep_research"
+
+
+def write_task_note(store: NoteStore, inp: TaskInput, task: TodoItem) -> str:
+    """Create or update the task's note; return its id."""
+    sources = "\n".join(
+        f"- [{s.id}] {s.title} — {s.url}" + (" (fallback)" if s.is_fallback else "")
+        for s in inp["sources"]
+    )
+    body = (
+        f"# Task {task.id}: {task.title}\n\n"
+        f"## Overview\n\n- Question: {inp['question']}\n- Intent: {task.intent}\n"
+        f"- Round: {inp['round']}\n- Queries: {'; '.join(task.queries)}\n- Status: {task.status}\n\n"
+        f"## Sources\n\n{sources or '- none'}\n\n## Summary\n\n{task.summary or '-'}\n"
+    )
+    note = store.write(
+        note_type="task_state", title=f"Task {task.id}: {task.title}", body=body,
+        tags=[TAG, f"task_{task.id}"], note_id=task.note_id,
+        extra={"task_id": task.id, "round": inp["round"], "status": task.status},
+    )
+    return note.id
+
+
+def write_conclusion_note(store: NoteStore, state: ResearchState, report: ReportResult) -> Note:
+    tags = [TAG, *(f"task_{t.id}" for t in state["tasks"])]
+    return store.write(
+        note_type="conclusion", title=f"Research report: {state['question'][:120]}",
+        body=report.markdown, tags=tags,
+        extra={"rounds": state.get("round", 1), "sources": len(state.get("sources", []))},
+    )

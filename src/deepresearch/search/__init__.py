@@ -1,0 +1,5 @@
+"""Search backends: the seam, the local index backend, and test doubles."""
+
+from deepresearch.search.base import SearchBackend, SearchHit
+
+__all__ = ["SearchBackend", "SearchHit"]

@@ -1,0 +1,54 @@
+"""The local document index as a search backend.
+
+Hits carry the whole passage as ``content`` (nothing to fetch), ``doc://<passage id>`` as their
+URL, and the passage's ``doc_id`` so that evaluation and citations can key on it.
+"""
+
+from __future__ import annotations
+
+from deepresearch.index.store import DocumentIndex, Passage
+from deepresearch.search.base import SearchHit
+
+SNIPPET_CHARS = 200
+
+
+class LocalSearch:
+    """:class:`~deepresearch.search.base.SearchBackend` over a :class:`DocumentIndex`.
+
+    The index is borrowed, not owned: closing it stays with the caller.
+    """
+
+    name = "local"
+
+    def __init__(self, index: DocumentIndex) -> None:
+        self.index = index
+
+    def search(self, query: str, *, limit: int = 5) -> list[SearchHit]:
+        """At most ``limit`` hits, best first; raises :class:`SearchError` if SQLite fails."""
+        return [_hit(passage, score) for passage, score in self.index.search(query, limit)]
+
+
+def passage_url(passage_id: str) -> str:
+    """The URL a local passage is cited by."""
+    return f"doc://{passage_id}"
+
+
+def snippet(text: str, max_chars: int = SNIPPET_CHARS) -> str:
+    """The start of ``text`` on one line, cut at a word boundary with an ellipsis if longer."""
+    flat = " ".join(text.split())
+    if len(flat) <= max_chars:
+        return flat
+    cut = flat[:max_chars].rsplit(" ", 1)[0] or flat[:max_chars]
+    return cut.rstrip(" ,;:.") + "…"
+
+
+def _hit(passage: Passage, score: float) -> SearchHit:
+    return SearchHit(
+        url=passage_url(passage.id),
+        title=passage.title,
+        snippet=snippet(passage.text),
+        content=passage.text,
+        backend=LocalSearch.name,
+        doc_id=passage.doc_id,
+        score=score,
+    )

@@ -1,0 +1,137 @@
+"""One validated settings object.
+
+Values come from, in rising priority: defaults, a ``.env`` file, the environment (the seed's names:
+``LLM_PROVIDER``, ``SEARCH_API``, ``MAX_WEB_RESEARCH_LOOPS`` ...), and per-call overrides. Settings are
+read when a :class:`Settings` is built, never at import time. Unknown override keys are an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from deepresearch.errors import ConfigurationError
+
+Provider = Literal["embedded", "custom", "openai", "ollama", "lmstudio"]
+SummaryMode = Literal["auto", "extractive", "model"]
+
+DEFAULT_EMBEDDED_MODEL = "smollm2"
+
+
+class Settings(BaseSettings):
+    """Every knob of a research run. Field names are the environment variable names, lower-cased."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", validate_default=True
+    )
+
+    llm_provider: Provider = "embedded"
+    local_llm: str | None = None
+    llm_model_id: str | None = None
+    llm_base_url: str | None = None
+    llm_api_key: SecretStr | None = None
+    ollama_base_url: str = "http://localhost:11434"
+    lmstudio_base_url: str = "http://localhost:1234/v1"
+    llm_timeout: float = Field(120.0, gt=0)
+    embedded_model: str = DEFAULT_EMBEDDED_MODEL
+    embedded_model_path: Path | None = None
+    embedded_n_ctx: int = Field(4096, ge=512)
+    embedded_threads: int | None = Field(None, ge=1)
+    strip_thinking_tokens: bool = True
+    use_tool_calling: bool = False
+    model_judge: bool | None = None
+    summary_mode: SummaryMode = "auto"
+
+    search_api: str = "local"
+    index_path: Path | None = None
+    max_results_per_query: int = Field(5, ge=1, le=50)
+    fetch_full_page: bool = True
+    max_tokens_per_source: int = Field(2000, ge=50)
+
+    max_web_research_loops: int = Field(3, ge=1, le=10)
+    relevance_threshold: float = Field(50.0, ge=0, le=100)
+    task_concurrency: int = Field(4, ge=1, le=32)
+    max_question_chars: int = Field(2000, ge=20)
+
+    deepresearch_home: Path = Path("~/.deepresearch")
+    enable_notes: bool = True
+    notes_workspace: Path | None = None
+    runs_workspace: Path | None = None
+    research_run_retention_days: int = Field(7, ge=0)
+
+    @field_validator("search_api", "llm_provider", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @classmethod
+    def load(cls, overrides: Mapping[str, Any] | None = None) -> Settings:
+        """Build from env/.env with ``overrides`` on top; raise ConfigurationError on bad values."""
+        given = {k: v for k, v in (overrides or {}).items() if v is not None}
+        unknown = sorted(set(given) - set(cls.model_fields))
+        if unknown:
+            raise ConfigurationError(
+                f"unknown setting(s): {', '.join(unknown)}. "
+                f"Known settings: {', '.join(sorted(cls.model_fields))}"
+            )
+        try:
+            return cls(**given)
+        except ValidationError as exc:
+            raise ConfigurationError(_explain(exc)) from None
+
+    def with_overrides(self, **overrides: Any) -> Settings:
+        """A copy with ``overrides`` applied and validated (unknown keys are an error)."""
+        merged = {**self.model_dump(exclude_unset=True), **overrides}
+        return Settings.load(merged)
+
+    @property
+    def home(self) -> Path:
+        return self.deepresearch_home.expanduser()
+
+    @property
+    def resolved_notes_workspace(self) -> Path:
+        return (self.notes_workspace or self.home / "notes").expanduser()
+
+    @property
+    def resolved_runs_workspace(self) -> Path:
+        return (self.runs_workspace or self.home / "runs").expanduser()
+
+    @property
+    def resolved_index_path(self) -> Path:
+        return (self.index_path or self.home / "index.sqlite").expanduser()
+
+    @property
+    def uses_default_index(self) -> bool:
+        return self.index_path is None
+
+    def resolved_model_id(self) -> str | None:
+        """The seed's rule: ``LLM_MODEL_ID`` first, then ``LOCAL_LLM``."""
+        return self.llm_model_id or self.local_llm
+
+    def public_dict(self) -> dict[str, Any]:
+        """Settings as JSON-safe values with the API key masked."""
+        data = self.model_dump(mode="json")
+        data["llm_api_key"] = mask_secret(self.llm_api_key)
+        return data
+
+
+def mask_secret(secret: SecretStr | str | None) -> str | None:
+    """``sk-abcdef123456`` → ``sk-a…3456``; short secrets become ``***``."""
+    if secret is None:
+        return None
+    raw = secret.get_secret_value() if isinstance(secret, SecretStr) else secret
+    if not raw:
+        return None
+    return "***" if len(raw) <= 8 else f"{raw[:4]}…{raw[-4:]}"
+
+
+def _explain(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        name = ".".join(str(p) for p in error["loc"]) or "settings"
+        parts.append(f"{name.upper()}: {error['msg']} (got {error.get('input')!r})")
+    return "invalid setting(s): " + "; ".join(parts)
