@@ -214,7 +214,12 @@ def test_rejected_response_format_is_dropped_and_remembered(
 
     assert first.text == second.text == REPLY
     formats = [r.get("response_format") for r in fake.requests]
-    assert formats == [{"type": "json_object", "schema": SCHEMA}, {"type": "json_object"}, None, None]
+    assert formats == [
+        {"type": "json_object", "schema": SCHEMA},
+        {"type": "json_object"},
+        None,
+        None,
+    ]
 
 
 def test_rejected_json_schema_falls_back_to_json_object(base_url: str, fake: FakeOpenAI) -> None:

@@ -139,9 +139,9 @@ class NoteStore:
         and file and setting ``updated_at`` to now.
 
         Lone surrogates in any text become U+FFFD; everything else is stored and read back
-        exactly. ``tags`` are stripped, empty ones dropped, duplicates removed (order kept). ``extra``
-        adds front matter keys (``[a-z][a-z0-9_]*``, not a built-in key) with scalar values;
-        on update, ``extra=None`` keeps the stored ones and a mapping replaces them.
+        exactly. ``tags`` are stripped, empty ones dropped, duplicates removed (order kept).
+        ``extra`` adds front matter keys (``[a-z][a-z0-9_]*``, not a built-in key) with scalar
+        values; on update, ``extra=None`` keeps the stored ones and a mapping replaces them.
 
         Raises ``ValueError`` for an unknown type, a bad tag or extra key/value;
         ``NoteNotFoundError`` when ``note_id`` names no note; ``DeepResearchError`` when the
@@ -178,7 +178,7 @@ class NoteStore:
         """Up to ``limit`` notes whose title or body contain terms of ``text``.
 
         Terms are case-insensitive words (runs of CJK characters become overlapping pairs);
-        one- letter words and common English stop words are ignored. Notes rank by the number
+        one-letter words and common English stop words are ignored. Notes rank by the number
         of distinct terms they contain, then by terms in the title, then by recency. Notes
         matching no term are left out.
         """
@@ -191,10 +191,17 @@ class NoteStore:
         return [note for _, note in hits[:limit]]
 
     def rebuild_index(self) -> int:
-        """Rewrite ``notes_index.json`` from the note files; returns how many notes it lists."""
+        """Rewrite ``notes_index.json`` from the note files; returns how many notes it lists.
+        Raises ``DeepResearchError`` when the index cannot be written."""
         with self._lock:
             entries = self._scan_index()
-            self._save_index(entries)
+            try:
+                self._save_index(entries)
+            except OSError as exc:
+                raise DeepResearchError(
+                    f"cannot write {self.workspace / INDEX_FILE}: {exc}; "
+                    "check that the notes folder is writable"
+                ) from exc
         return len(entries)
 
     def _new_note(

@@ -132,9 +132,10 @@ class RunFolder:
         line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            with _APPEND_LOCK, target.open(
-                "a", encoding="utf-8", errors=_ERRORS, newline=""
-            ) as handle:
+            with (
+                _APPEND_LOCK,
+                target.open("a", encoding="utf-8", errors=_ERRORS, newline="") as handle,
+            ):
                 handle.write(line)
         except OSError as exc:
             raise DeepResearchError(

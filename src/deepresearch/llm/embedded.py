@@ -351,6 +351,11 @@ class EmbeddedModel:
             except LLAMA_ERRORS as exc:
                 raise ModelError(f"{self.name} failed while streaming: {exc}") from exc
 
+    def load(self) -> None:
+        """Load the model now rather than on the first call (raises ModelNotAvailableError)."""
+        with self._lock:
+            self._load()
+
     def close(self) -> None:
         """Free the loaded model, if any. Safe to call twice."""
         with self._lock:

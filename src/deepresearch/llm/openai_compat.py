@@ -174,8 +174,8 @@ class OpenAICompatModel:
             )
         if isinstance(exc, openai.APIConnectionError):
             return ModelNotAvailableError(
-                f"Cannot reach the model server at {self.base_url} ({detail}): start the server or fix the base URL "
-                "(LLM_BASE_URL)."
+                f"Cannot reach the model server at {self.base_url} ({detail}): start the "
+                "server or fix the base URL (LLM_BASE_URL)."
             )
         if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
             return ModelNotAvailableError(

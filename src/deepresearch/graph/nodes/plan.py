@@ -118,6 +118,7 @@ def _with_anchor(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
 
 
 def _top_up(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
+    """Add entity tasks, then one task on the question's terms no query covers yet."""
     have = {normalize_query(t.query) for t in tasks}
     extra = []
     for name in question_entities(question):
@@ -126,6 +127,11 @@ def _top_up(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
             extra.append(
                 TodoItem(id=0, title=name, intent=f"Who or what is {name}, as the question needs", query=name)
             )
+    anchor = normalize_query(" ".join(key_terms(question)))
+    covered = set(" ".join(q for q in have if q != anchor).split())
+    rest = " ".join(t for t in key_terms(question) if t not in covered)
+    if rest and normalize_query(rest) not in have and len(tasks) + len(extra) < MIN_TASKS:
+        extra.append(TodoItem(id=0, title=f"Details: {rest}", intent=f"What the question says about {rest}", query=rest))
     return [*tasks, *extra]
 
 

