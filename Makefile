@@ -1,0 +1,18 @@
+.PHONY: install demo test lint bench
+
+install:
+	scripts/install.sh
+
+demo:
+	scripts/demo
+
+test:
+	EXTRAS=dev scripts/install.sh
+	.venv/bin/python -m pytest
+
+lint:
+	.venv/bin/ruff check src tests
+	.venv/bin/mypy
+
+bench:
+	.venv/bin/python bench/index_bench.py
