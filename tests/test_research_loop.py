@@ -110,7 +110,8 @@ def test_every_citation_resolves_and_unknown_ones_are_removed(settings: Settings
                         "insights": [{"text": "The clock dates from 1410 [2] [42].", "sources": []},
                                      {"text": "An uncited guess.", "sources": []}], "risks": []})
     model = ScriptedModel({"report": draft})
-    result = research(QUESTION, settings=settings, model=model, search=local_search, max_web_research_loops=1)
+    result = research(QUESTION, settings=settings, model=model, search=local_search,
+                      max_web_research_loops=1, summary_mode="model")
     ids = {s.id for s in result.sources}
     cited = {int(n) for n in re.findall(r"\[(\d+)\]", result.report_markdown.split("## References")[0])}
     assert cited <= ids
@@ -194,7 +195,21 @@ def test_model_call_in_every_step_is_named(settings: Settings, local_search: Loc
     model = ScriptedModel(default=answer)
     research(QUESTION, settings=settings, model=model, search=local_search, model_judge=True,
              max_web_research_loops=2, relevance_threshold=100)
-    assert {"role", "plan", "judge", "queries", "report"} <= set(seen)
+    assert {"role", "plan", "judge", "queries", "answer"} <= set(seen)
+    seen.clear()
+    research(QUESTION, settings=settings, model=model, search=local_search, summary_mode="model",
+             max_web_research_loops=1)
+    assert {"summarize", "report"} <= set(seen)
+
+
+def test_tiny_model_writes_only_the_short_answer(settings: Settings, local_search: LocalSearch) -> None:
+    model = ScriptedModel({"answer": json.dumps({"answer": "1410 [2]"})})
+    result = research(QUESTION, settings=settings, model=model, search=local_search, max_web_research_loops=1)
+    assert "report" not in model.steps() and "summarize" not in model.steps()
+    answer_prompt = next(c for c in model.calls if c.step == "answer").prompt
+    assert "<source id=" in answer_prompt and QUESTION in answer_prompt
+    assert result.answer.startswith("1410")
+    assert result.report_markdown.splitlines()[2].startswith("**Answer:** 1410")
 
 
 class _Spy:

@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING
 
 from deepresearch.graph.state import ReportResult, ResearchState, TaskInput, TodoItem
 
+from deepresearch.notes import DEEP_RESEARCH_TAG as TAG
+from deepresearch.notes import REPORT_TAG, task_tag
+
 if TYPE_CHECKING:
     from deepresearch.notes import Note, NoteStore
-
-TAG = "deep_research"
 
 
 def write_task_note(store: NoteStore, inp: TaskInput, task: TodoItem) -> str:
@@ -26,14 +27,14 @@ def write_task_note(store: NoteStore, inp: TaskInput, task: TodoItem) -> str:
     )
     note = store.write(
         note_type="task_state", title=f"Task {task.id}: {task.title}", body=body,
-        tags=[TAG, f"task_{task.id}"], note_id=task.note_id,
+        tags=[TAG, task_tag(task.id)], note_id=task.note_id,
         extra={"task_id": task.id, "round": inp["round"], "status": task.status},
     )
     return note.id
 
 
 def write_conclusion_note(store: NoteStore, state: ResearchState, report: ReportResult) -> Note:
-    tags = [TAG, *(f"task_{t.id}" for t in state["tasks"])]
+    tags = [TAG, REPORT_TAG, *(task_tag(t.id) for t in state["tasks"])]
     return store.write(
         note_type="conclusion", title=f"Research report: {state['question'][:120]}",
         body=report.markdown, tags=tags,

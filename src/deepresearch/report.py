@@ -58,7 +58,7 @@ def render_report(inp: ReportInput) -> ReportResult:
     """The Markdown report. Every ``[n]`` that names no source of the run is removed and counted."""
     h = HEADINGS.get(inp.language, HEADINGS["en"])
     valid = {s.id for s in inp.sources}
-    draft = inp.draft or ReportDraft()
+    draft = inp.draft or ReportDraft(answer="", background="", insights=[], risks=[])
     answer, removed_a = resolve_citations(" ".join(draft.answer.split())[:400], valid)
     insights, marks, removed_i = _insights(inp, draft, valid, h)
     body = "\n\n".join(p for p in [

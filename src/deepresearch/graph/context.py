@@ -38,8 +38,10 @@ class ResearchContext:
         return self.settings.llm_provider != "embedded"
 
     @property
-    def use_model_summaries(self) -> bool:
-        """Extractive summaries for tiny embedded models (measured: their summaries are generic)."""
+    def model_writes_prose(self) -> bool:
+        """Whether the model writes summaries and report prose. Off (``auto``) for the tiny
+        embedded models: measured, their summaries are generic and their report drafts empty;
+        they get extractive summaries and only write the short answer."""
         mode = self.settings.summary_mode
         if mode == "auto":
             return self.settings.llm_provider != "embedded"

@@ -44,11 +44,17 @@ class JudgeOut(BaseModel):
 
 class Insight(BaseModel):
     text: str
-    sources: list[int] = Field(default_factory=list)
+    sources: list[int]
 
 
 class ReportDraft(BaseModel):
-    answer: str = ""
-    background: str = ""
-    insights: list[Insight] = Field(default_factory=list)
-    risks: list[str] = Field(default_factory=list)
+    """Every field is required so constrained decoding cannot settle for ``{}``."""
+
+    answer: str
+    background: str
+    insights: list[Insight]
+    risks: list[str]
+
+
+class ShortAnswer(BaseModel):
+    answer: str

@@ -114,6 +114,7 @@ def default_answer(call: ModelCall) -> str:
         "judge": lambda: json.dumps({"tasks": _judgements(call.prompt)}),
         "summarize": lambda: f"The sources describe {question.rstrip('?')} [1].",
         "report": lambda: json.dumps(_report(question)),
+        "answer": lambda: json.dumps({"answer": _first_source_sentence(call.prompt)}),
     }
     return answers.get(call.step, lambda: "ok")()
 
@@ -147,6 +148,11 @@ def _report(question: str) -> dict[str, Any]:
         "insights": [{"text": "The first source is the most relevant [1].", "sources": [1]}],
         "risks": ["Evidence comes from a small local corpus."],
     }
+
+
+def _first_source_sentence(prompt: str) -> str:
+    match = re.search(r"<source[^>]*>([^<]{0,60})", prompt)
+    return match.group(1).strip() if match else "unknown"
 
 
 def _field(prompt: str, name: str) -> str | None:

@@ -70,7 +70,7 @@ def summarize_task(inp: TaskInput, runtime: Runtime[ResearchContext]) -> dict[st
 
 def _summarize(inp: TaskInput, runtime: Runtime[ResearchContext]) -> tuple[str, list[str]]:
     ctx = runtime.context
-    if ctx.use_model_summaries:
+    if ctx.model_writes_prose:
         try:
             return _model_summary(inp, runtime), []
         except ModelNotAvailableError:
