@@ -62,9 +62,7 @@ def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
 
 
-def select(
-    questions: dict[str, dict[str, Any]], corpus: dict[str, dict[str, Any]]
-) -> list[dict[str, Any]]:
+def select(questions: dict[str, dict[str, Any]], corpus: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Context passages of :data:`DEMO_QIDS`, trimmed to :data:`FIELDS`, without repeats."""
     chosen: dict[str, dict[str, Any]] = {}
     for qid in DEMO_QIDS:

@@ -11,10 +11,29 @@ from deepresearch.search.local import LocalSearch
 from deepresearch.settings import Settings
 
 PASSAGES = [
-    {"doc_id": "d1", "title": "Karel Purkyně", "text": "Karel Purkyně (1834–1868) was a Czech painter. He died in Prague in 1868."},
-    {"doc_id": "d2", "title": "Prague astronomical clock", "text": "The Prague astronomical clock, or Orloj, was built in 1410 by Mikuláš of Kadaň. It is mounted on the Old Town Hall in Prague."},
-    {"doc_id": "d3", "title": "Prague", "text": "Prague is the capital of the Czech Republic, on the Vltava river."},
-    {"doc_id": "d4", "title": "Brighton Clock Tower", "text": "The Clock Tower in Brighton was built in 1888."},
+    {
+        "doc_id": "d1",
+        "title": "Karel Purkyně",
+        "text": "Karel Purkyně (1834–1868) was a Czech painter. He died in Prague in 1868.",
+    },
+    {
+        "doc_id": "d2",
+        "title": "Prague astronomical clock",
+        "text": (
+            "The Prague astronomical clock, or Orloj, was built in 1410 by Mikuláš of Kadaň. "
+            "It is mounted on the Old Town Hall in Prague."
+        ),
+    },
+    {
+        "doc_id": "d3",
+        "title": "Prague",
+        "text": "Prague is the capital of the Czech Republic, on the Vltava river.",
+    },
+    {
+        "doc_id": "d4",
+        "title": "Brighton Clock Tower",
+        "text": "The Clock Tower in Brighton was built in 1888.",
+    },
     {"doc_id": "d5", "title": "Vltava", "text": "The Vltava is the longest river in the Czech Republic."},
 ]
 QUESTION = "When was the astronomical clock built in the city where Karel Purkyně died?"
@@ -23,8 +42,17 @@ QUESTION = "When was the astronomical clock built in the city where Karel Purkyn
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test reads the developer's environment, .env or home folder."""
-    for name in ("LLM_PROVIDER", "SEARCH_API", "MAX_WEB_RESEARCH_LOOPS", "DEEPRESEARCH_HOME",
-                 "INDEX_PATH", "NOTES_WORKSPACE", "RUNS_WORKSPACE", "LLM_BASE_URL", "LLM_API_KEY"):
+    for name in (
+        "LLM_PROVIDER",
+        "SEARCH_API",
+        "MAX_WEB_RESEARCH_LOOPS",
+        "DEEPRESEARCH_HOME",
+        "INDEX_PATH",
+        "NOTES_WORKSPACE",
+        "RUNS_WORKSPACE",
+        "LLM_BASE_URL",
+        "LLM_API_KEY",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
 

@@ -110,9 +110,7 @@ def test_markdown_title_is_first_heading(index: DocumentIndex, tmp_path: Path) -
     assert passage.source == passage.doc_id
 
 
-def test_markdown_without_heading_and_text_use_file_stem(
-    index: DocumentIndex, tmp_path: Path
-) -> None:
+def test_markdown_without_heading_and_text_use_file_stem(index: DocumentIndex, tmp_path: Path) -> None:
     write(tmp_path / "field-notes.md", "Just lichens on rocks.\n")
     write(tmp_path / "diary.txt", "# not markdown here\n\nmoss\n")
     index.index_paths([tmp_path])
@@ -141,9 +139,7 @@ def test_jsonl_keeps_doc_ids_and_counts_bad_lines(index: DocumentIndex, tmp_path
     assert index.get(f"{path}:3") is not None
 
 
-def test_long_jsonl_record_is_chunked_under_its_doc_id(
-    index: DocumentIndex, tmp_path: Path
-) -> None:
+def test_long_jsonl_record_is_chunked_under_its_doc_id(index: DocumentIndex, tmp_path: Path) -> None:
     long_text = " ".join(f"Sentence number {n} talks about glaciers." for n in range(120))
     record = {"doc_id": "d:1", "title": "Ice", "text": long_text}
     index.index_paths([write(tmp_path / "long.jsonl", jsonl(record))])

@@ -168,9 +168,7 @@ def test_list_filters_by_tag_and_type(tmp_path: Path) -> None:
     clock.advance(1)
     task2 = _task_note(store, 2)
     clock.advance(1)
-    report = store.write(
-        note_type="conclusion", title="report", body="r", tags=["deep_research", "report"]
-    )
+    report = store.write(note_type="conclusion", title="report", body="r", tags=["deep_research", "report"])
     assert store.list(tag="task_1") == [task1]
     assert store.list(tag="deep_research") == [report, task2, task1]
     assert store.list(note_type="task_state") == [task2, task1]
@@ -179,17 +177,13 @@ def test_list_filters_by_tag_and_type(tmp_path: Path) -> None:
 
 
 def test_tags_are_cleaned(tmp_path: Path) -> None:
-    note = NoteStore(tmp_path).write(
-        note_type="general", title="t", body="", tags=[" a ", "", "b", "a"]
-    )
+    note = NoteStore(tmp_path).write(note_type="general", title="t", body="", tags=[" a ", "", "b", "a"])
     assert note.tags == ("a", "b")
 
 
 def test_search_ranks_by_matched_terms(tmp_path: Path) -> None:
     store = NoteStore(tmp_path)
-    both = store.write(
-        note_type="conclusion", title="Solar power costs", body="battery storage", tags=[]
-    )
+    both = store.write(note_type="conclusion", title="Solar power costs", body="battery storage", tags=[])
     one = store.write(note_type="general", title="Wind", body="Solar farms", tags=[])
     store.write(note_type="general", title="Cooking", body="pasta", tags=[])
     chinese = store.write(note_type="general", title="三花智控研究报告", body="热管理", tags=[])
@@ -287,9 +281,7 @@ def test_writes_leave_no_temporary_files(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([note.path.name, INDEX_FILE])
 
 
-def test_failed_write_leaves_no_temporary_files(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_failed_write_leaves_no_temporary_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = NoteStore(tmp_path)
     note = _task_note(store, 1)
 

@@ -16,11 +16,15 @@ from deepresearch.settings import Settings
 
 from .conftest import QUESTION
 
-NEVER_ENOUGH = json.dumps({"tasks": [{"task_id": i, "relevance": 0, "explanation": "weak"} for i in range(1, 6)]})
+NEVER_ENOUGH = json.dumps(
+    {"tasks": [{"task_id": i, "relevance": 0, "explanation": "weak"} for i in range(1, 6)]}
+)
 
 
 def plan(*queries: str) -> str:
-    return json.dumps({"tasks": [{"title": f"T{i}", "intent": f"find {q}", "query": q} for i, q in enumerate(queries, 1)]})
+    return json.dumps(
+        {"tasks": [{"title": f"T{i}", "intent": f"find {q}", "query": q} for i, q in enumerate(queries, 1)]}
+    )
 
 
 @pytest.mark.parametrize("loops", [1, 2, 3])
@@ -28,8 +32,15 @@ def test_rounds_are_exactly_the_cap_when_the_judge_never_says_enough(
     settings: Settings, local_search: LocalSearch, loops: int
 ) -> None:
     model = ScriptedModel({"judge": NEVER_ENOUGH})
-    result = research(QUESTION, settings=settings, model=model, search=local_search,
-                      max_web_research_loops=loops, model_judge=True, relevance_threshold=100)
+    result = research(
+        QUESTION,
+        settings=settings,
+        model=model,
+        search=local_search,
+        max_web_research_loops=loops,
+        model_judge=True,
+        relevance_threshold=100,
+    )
     assert result.rounds == loops
     assert len(result.evaluations) == loops
     assert model.steps().count("queries") == loops - 1
@@ -37,7 +48,9 @@ def test_rounds_are_exactly_the_cap_when_the_judge_never_says_enough(
 
 
 def test_one_round_when_evidence_is_enough(settings: Settings, local_search: LocalSearch) -> None:
-    model = ScriptedModel({"plan": plan("Karel Purkyně died", "Prague astronomical clock built", "Prague city")})
+    model = ScriptedModel(
+        {"plan": plan("Karel Purkyně died", "Prague astronomical clock built", "Prague city")}
+    )
     result = research(QUESTION, settings=settings, model=model, search=local_search, relevance_threshold=10)
     assert result.rounds == 1
     assert "queries" not in model.steps()
@@ -45,10 +58,19 @@ def test_one_round_when_evidence_is_enough(settings: Settings, local_search: Loc
 
 def test_evidence_accumulates_and_queries_never_repeat(settings: Settings, local_search: LocalSearch) -> None:
     repeat = json.dumps({"queries": [{"task_id": 1, "query": "Karel Purkyně died"}]})
-    model = ScriptedModel({"plan": plan("Karel Purkyně died", "astronomical clock"), "queries": repeat, "judge": NEVER_ENOUGH})
+    model = ScriptedModel(
+        {"plan": plan("Karel Purkyně died", "astronomical clock"), "queries": repeat, "judge": NEVER_ENOUGH}
+    )
     spy = _Spy(local_search)
-    result = research(QUESTION, settings=settings, model=model, search=spy,
-                      max_web_research_loops=3, relevance_threshold=100, model_judge=True)
+    result = research(
+        QUESTION,
+        settings=settings,
+        model=model,
+        search=spy,
+        max_web_research_loops=3,
+        relevance_threshold=100,
+        model_judge=True,
+    )
     normalized = [" ".join(q.lower().split()) for q in spy.queries]
     assert len(normalized) == len(set(normalized)), spy.queries
     first_round_ids = {s.id for s in result.sources if s.round == 1}
@@ -60,16 +82,27 @@ def test_evidence_accumulates_and_queries_never_repeat(settings: Settings, local
 
 def test_round_two_narrows_with_the_judges_gaps(settings: Settings) -> None:
     search = StaticSearch(default=[hit("https://example.org/a", "Clock", "A clock in a city.")])
-    model = ScriptedModel({"plan": plan("astronomical clock Prague"), "queries": "not json", "judge": NEVER_ENOUGH})
-    result = research(QUESTION, settings=settings, model=model, search=search,
-                      max_web_research_loops=2, relevance_threshold=100, model_judge=True)
+    model = ScriptedModel(
+        {"plan": plan("astronomical clock Prague"), "queries": "not json", "judge": NEVER_ENOUGH}
+    )
+    result = research(
+        QUESTION,
+        settings=settings,
+        model=model,
+        search=search,
+        max_web_research_loops=2,
+        relevance_threshold=100,
+        model_judge=True,
+    )
     second = [q for q in search.queries[1:]]
     assert second, "round 2 ran no query"
     assert all(q.startswith("astronomical clock Prague") or "purkyně" in q.lower() for q in second)
     assert any("queries (round 2)" in f for f in result.fallbacks)
 
 
-def test_unusable_plan_falls_back_to_one_background_task(settings: Settings, local_search: LocalSearch) -> None:
+def test_unusable_plan_falls_back_to_one_background_task(
+    settings: Settings, local_search: LocalSearch
+) -> None:
     model = ScriptedModel({"plan": "I cannot do that."})
     result = research(QUESTION, settings=settings, model=model, search=local_search, max_web_research_loops=1)
     assert len(result.todo_items) == 1
@@ -80,13 +113,20 @@ def test_unusable_plan_falls_back_to_one_background_task(settings: Settings, loc
 
 def test_chinese_question_gets_chinese_fallback_task(settings: Settings) -> None:
     search = StaticSearch(default=[hit("https://example.org/zh", "量子计算", "量子计算是一种计算方式。")])
-    result = research("量子计算的最新进展是什么？", settings=settings, model=ScriptedModel({"plan": "{}"}),
-                      search=search, max_web_research_loops=1)
+    result = research(
+        "量子计算的最新进展是什么？",
+        settings=settings,
+        model=ScriptedModel({"plan": "{}"}),
+        search=search,
+        max_web_research_loops=1,
+    )
     assert result.todo_items[0].query.endswith("最新进展")
     assert "## 核心洞见" in result.report_markdown and "## 参考来源" in result.report_markdown
 
 
-def test_placeholder_and_off_topic_queries_are_rejected(settings: Settings, local_search: LocalSearch) -> None:
+def test_placeholder_and_off_topic_queries_are_rejected(
+    settings: Settings, local_search: LocalSearch
+) -> None:
     model = ScriptedModel({"plan": plan("[specific technology]", "banana bread recipe", "Karel Purkyně")})
     result = research(QUESTION, settings=settings, model=model, search=local_search, max_web_research_loops=1)
     queries = [t.query for t in result.todo_items]
@@ -96,7 +136,9 @@ def test_placeholder_and_off_topic_queries_are_rejected(settings: Settings, loca
 
 
 def test_empty_search_skips_the_task_with_its_reason(settings: Settings) -> None:
-    search = StaticSearch({"Karel Purkyně": [hit("https://example.org/kp", "Karel Purkyně", "He died in Prague.")]})
+    search = StaticSearch(
+        {"Karel Purkyně": [hit("https://example.org/kp", "Karel Purkyně", "He died in Prague.")]}
+    )
     model = ScriptedModel({"plan": plan("Karel Purkyně", "astronomical clock built")})
     result = research(QUESTION, settings=settings, model=model, search=search, max_web_research_loops=1)
     skipped = [t for t in result.todo_items if t.status == "skipped"]
@@ -105,13 +147,29 @@ def test_empty_search_skips_the_task_with_its_reason(settings: Settings) -> None
     assert "Skipped task" in result.report_markdown
 
 
-def test_every_citation_resolves_and_unknown_ones_are_removed(settings: Settings, local_search: LocalSearch) -> None:
-    draft = json.dumps({"answer": "1410 [2]", "background": "See [99] and [1].",
-                        "insights": [{"text": "The clock dates from 1410 [2] [42].", "sources": []},
-                                     {"text": "An uncited guess.", "sources": []}], "risks": []})
+def test_every_citation_resolves_and_unknown_ones_are_removed(
+    settings: Settings, local_search: LocalSearch
+) -> None:
+    draft = json.dumps(
+        {
+            "answer": "1410 [2]",
+            "background": "See [99] and [1].",
+            "insights": [
+                {"text": "The clock dates from 1410 [2] [42].", "sources": []},
+                {"text": "An uncited guess.", "sources": []},
+            ],
+            "risks": [],
+        }
+    )
     model = ScriptedModel({"report": draft})
-    result = research(QUESTION, settings=settings, model=model, search=local_search,
-                      max_web_research_loops=1, summary_mode="model")
+    result = research(
+        QUESTION,
+        settings=settings,
+        model=model,
+        search=local_search,
+        max_web_research_loops=1,
+        summary_mode="model",
+    )
     ids = {s.id for s in result.sources}
     cited = {int(n) for n in re.findall(r"\[(\d+)\]", result.report_markdown.split("## References")[0])}
     assert cited <= ids
@@ -124,10 +182,18 @@ def test_every_citation_resolves_and_unknown_ones_are_removed(settings: Settings
     assert "**Inferred** — An uncited guess." in result.report_markdown
 
 
-def test_garbage_model_still_ends_with_a_report_that_says_what_failed(settings: Settings, local_search: LocalSearch) -> None:
+def test_garbage_model_still_ends_with_a_report_that_says_what_failed(
+    settings: Settings, local_search: LocalSearch
+) -> None:
     model = ScriptedModel(default="<think>hmm</think> %%% not json at all")
     result = research(QUESTION, settings=settings, model=model, search=local_search, model_judge=True)
-    for section in ("## Background", "## Key insights", "## Evidence and data", "## Risks and open questions", "## References"):
+    for section in (
+        "## Background",
+        "## Key insights",
+        "## Evidence and data",
+        "## Risks and open questions",
+        "## References",
+    ):
         assert section in result.report_markdown
     limits = result.report_markdown.split("## Background")[0]
     assert "role:" in limits and "plan:" in limits and "report:" in limits
@@ -135,8 +201,14 @@ def test_garbage_model_still_ends_with_a_report_that_says_what_failed(settings: 
 
 
 def test_fallback_sources_are_flagged_in_the_report(settings: Settings) -> None:
-    search = StaticSearch(default=[hit("https://en.wikipedia.org/wiki/Prague", "Prague", "Prague clock 1410.", is_fallback=True)])
-    result = research(QUESTION, settings=settings, model=ScriptedModel(), search=search, max_web_research_loops=1)
+    search = StaticSearch(
+        default=[
+            hit("https://en.wikipedia.org/wiki/Prague", "Prague", "Prague clock 1410.", is_fallback=True)
+        ]
+    )
+    result = research(
+        QUESTION, settings=settings, model=ScriptedModel(), search=search, max_web_research_loops=1
+    )
     assert all(s.is_fallback for s in result.sources)
     assert "fallback search engine" in result.report_markdown
     assert "*(fallback source)*" in result.report_markdown
@@ -147,18 +219,40 @@ def test_stream_and_blocking_give_the_same_result(settings: Settings, local_sear
     blocking = research(QUESTION, settings=settings, model=ScriptedModel(), search=local_search)
     streamed = events[-1].data["result"]
     assert events[-1].type == "done"
-    assert streamed["report_markdown"].split("## References")[0] == blocking.report_markdown.split("## References")[0]
+    assert (
+        streamed["report_markdown"].split("## References")[0]
+        == blocking.report_markdown.split("## References")[0]
+    )
     assert [t["status"] for t in streamed["todo_items"]] == [t.status for t in blocking.todo_items]
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
     types = {e.type for e in events}
-    assert {"status", "todo_list", "task_status", "sources", "task_summary_chunk", "evaluation",
-            "report_note", "final_report", "done"} <= types
+    assert {
+        "status",
+        "todo_list",
+        "task_status",
+        "sources",
+        "task_summary_chunk",
+        "evaluation",
+        "report_note",
+        "final_report",
+        "done",
+    } <= types
 
 
 def test_notes_and_run_folder_are_written(settings: Settings, local_search: LocalSearch) -> None:
-    result = research(QUESTION, settings=settings, model=ScriptedModel(), search=local_search, max_web_research_loops=1)
+    result = research(
+        QUESTION, settings=settings, model=ScriptedModel(), search=local_search, max_web_research_loops=1
+    )
     run = Path(result.run_dir or "")
-    for name in ("plan.json", "sources.json", "summaries.json", "judgements.json", "report.md", "timings.json", "events.jsonl"):
+    for name in (
+        "plan.json",
+        "sources.json",
+        "summaries.json",
+        "judgements.json",
+        "report.md",
+        "timings.json",
+        "events.jsonl",
+    ):
         assert (run / name).is_file(), name
     kinds = {n.type for n in result.notes}
     assert kinds == {"task_state", "conclusion"}
@@ -172,14 +266,22 @@ def test_bad_questions(settings: Settings, local_search: LocalSearch) -> None:
     with pytest.raises(InvalidQuestionError):
         research("   \n ", settings=settings, model=ScriptedModel(), search=local_search)
     huge = "Karel Purkyně " * 5000
-    result = research(huge, settings=settings, model=ScriptedModel(), search=local_search, max_web_research_loops=1)
+    result = research(
+        huge, settings=settings, model=ScriptedModel(), search=local_search, max_web_research_loops=1
+    )
     assert len(result.question) <= settings.max_question_chars
     assert "MAX_QUESTION_CHARS" in result.report_markdown
 
 
 def test_search_failure_becomes_a_notice_not_a_crash(settings: Settings) -> None:
     search = StaticSearch(fail_on=[f"{QUESTION} latest developments"])
-    result = research(QUESTION, settings=settings, model=ScriptedModel({"plan": "{}"}), search=search, max_web_research_loops=1)
+    result = research(
+        QUESTION,
+        settings=settings,
+        model=ScriptedModel({"plan": "{}"}),
+        search=search,
+        max_web_research_loops=1,
+    )
     assert result.todo_items[0].status == "skipped"
     assert "search failed" in (result.todo_items[0].skip_reason or "")
 
@@ -193,12 +295,25 @@ def test_model_call_in_every_step_is_named(settings: Settings, local_search: Loc
         return "{}"
 
     model = ScriptedModel(default=answer)
-    research(QUESTION, settings=settings, model=model, search=local_search, model_judge=True,
-             max_web_research_loops=2, relevance_threshold=100)
+    research(
+        QUESTION,
+        settings=settings,
+        model=model,
+        search=local_search,
+        model_judge=True,
+        max_web_research_loops=2,
+        relevance_threshold=100,
+    )
     assert {"role", "plan", "judge", "queries", "answer"} <= set(seen)
     seen.clear()
-    research(QUESTION, settings=settings, model=model, search=local_search, summary_mode="model",
-             max_web_research_loops=1)
+    research(
+        QUESTION,
+        settings=settings,
+        model=model,
+        search=local_search,
+        summary_mode="model",
+        max_web_research_loops=1,
+    )
     assert {"summarize", "report"} <= set(seen)
 
 

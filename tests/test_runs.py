@@ -46,9 +46,7 @@ def test_slug_is_ascii_and_bounded() -> None:
 def test_non_ascii_question_gets_timestamp_only_name(tmp_path: Path) -> None:
     run = RunStore(tmp_path).create("三花智控深度研究", now=NOW)
     assert re.fullmatch(r"20240610-120000-[0-9a-f]{4}", run.run_id)
-    assert json.loads((run.path / RUN_FILE).read_text(encoding="utf-8"))["question"] == (
-        "三花智控深度研究"
-    )
+    assert json.loads((run.path / RUN_FILE).read_text(encoding="utf-8"))["question"] == ("三花智控深度研究")
 
 
 def test_same_second_same_question_never_collide(tmp_path: Path) -> None:
@@ -111,9 +109,7 @@ def test_parallel_jsonl_appends_keep_whole_lines(tmp_path: Path) -> None:
         thread.join()
     lines = (run.path / "events.jsonl").read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines]
-    assert sorted((r["task"], r["i"]) for r in records) == [
-        (n, i) for n in range(8) for i in range(50)
-    ]
+    assert sorted((r["task"], r["i"]) for r in records) == [(n, i) for n in range(8) for i in range(50)]
 
 
 @pytest.mark.parametrize("name", ["", "/etc/passwd", "../escape.json", "a/../../b", "a\\b"])
@@ -141,9 +137,7 @@ def test_writes_leave_no_temporary_files(tmp_path: Path) -> None:
     assert sorted(p.name for p in run.path.iterdir()) == sorted([RUN_FILE, "a.json", "b.md"])
 
 
-def test_failed_write_removes_temporary_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_failed_write_removes_temporary_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run = RunStore(tmp_path).create("q", now=NOW)
 
     def failing_replace(src: object, dst: object) -> None:

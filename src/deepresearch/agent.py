@@ -39,8 +39,10 @@ def research_stream(
 ) -> Iterator[Event]:
     """Validate now (bad input raises here), then yield the run's events; the last is ``done``
     (its ``data["result"]`` is the full result) or ``error``."""
-    resolved = (settings or Settings.load()).with_overrides(**overrides) if overrides else (
-        settings or Settings.load()
+    resolved = (
+        (settings or Settings.load()).with_overrides(**overrides)
+        if overrides
+        else (settings or Settings.load())
     )
     cleaned, notices = validate_question(question, resolved.max_question_chars)
     return _run(cleaned, resolved, model, search, notices)
@@ -71,7 +73,7 @@ def research(
 
 def validate_question(question: str, max_chars: int) -> tuple[str, list[str]]:
     if not isinstance(question, str) or not question.strip():
-        raise InvalidQuestionError("the question is empty: ask something, e.g. deepresearch research \"...\"")
+        raise InvalidQuestionError('the question is empty: ask something, e.g. deepresearch research "..."')
     cleaned = " ".join(question.split())
     if len(cleaned) <= max_chars:
         return cleaned, []
@@ -93,8 +95,13 @@ def _run(
         try:
             run, removed = _open_run(question, settings)
             if removed:
-                notices.append(f"removed {removed} run folder(s) older than {settings.research_run_retention_days} day(s)")
-            yield counter.make("status", step="start", message="Starting research", question=question, run_dir=str(run.path))
+                notices.append(
+                    f"removed {removed} run folder(s) older than "
+                    f"{settings.research_run_retention_days} day(s)"
+                )
+            yield counter.make(
+                "status", step="start", message="Starting research", question=question, run_dir=str(run.path)
+            )
             setup: list[str] = []
             context = _build_context(settings, model, search, stack, setup)
             for message in setup:
@@ -126,11 +133,15 @@ def _drive(
     first_event: float | None = None
     conclusion: NoteRef | None = None
     inputs = {
-        "question": question, "language": language_of(question), "notices": list(notices),
+        "question": question,
+        "language": language_of(question),
+        "notices": list(notices),
         "max_rounds": settings.max_web_research_loops,
     }
-    config = {"max_concurrency": settings.task_concurrency,
-              "recursion_limit": 20 + 8 * settings.max_web_research_loops}
+    config = {
+        "max_concurrency": settings.task_concurrency,
+        "recursion_limit": 20 + 8 * settings.max_web_research_loops,
+    }
     for mode, chunk in graph.stream(inputs, config=config, context=context, stream_mode=["custom", "values"]):
         if mode == "values":
             state = chunk
@@ -139,7 +150,9 @@ def _drive(
         if chunk["type"] == "report_note":
             data = chunk["data"]
             conclusion = NoteRef(id=data["note_id"], type="conclusion", path=data["note_path"])
-        yield counter.make(chunk["type"], task_id=chunk.get("task_id"), step=chunk.get("step"), **chunk["data"])
+        yield counter.make(
+            chunk["type"], task_id=chunk.get("task_id"), step=chunk.get("step"), **chunk["data"]
+        )
     result = _result(state, context, run, time.perf_counter() - started, first_event, conclusion)
     _write_run(run, state, result)
     yield counter.make("done", step="done", result=result.model_dump(mode="json"))
@@ -181,8 +194,11 @@ def _result(
 ) -> ResearchResult:
     report = state["report"]
     tasks = state.get("tasks", [])
-    notes = [NoteRef(id=t.note_id, type="task_state", path=str(_note_path(context, t.note_id)))
-             for t in tasks if t.note_id]
+    notes = [
+        NoteRef(id=t.note_id, type="task_state", path=str(_note_path(context, t.note_id)))
+        for t in tasks
+        if t.note_id
+    ]
     if conclusion:
         notes.append(conclusion)
     timings = {**state.get("timings", {}), "total": round(wall, 3)}
@@ -190,14 +206,24 @@ def _result(
         timings["first_event"] = round(first, 3)
     assert isinstance(context.model, MeteredModel)
     return ResearchResult(
-        question=state["question"], report_markdown=report.markdown,
+        question=state["question"],
+        report_markdown=report.markdown,
         running_summary="\n\n".join(f"## {t.title}\n\n{t.summary}" for t in tasks if t.summary),
-        answer=report.answer, role=state.get("role"), todo_items=tasks,
-        sources=state.get("sources", []), cited_source_ids=report.cited,
-        removed_citations=report.removed_citations, rounds=state.get("round", 0),
-        evaluations=state.get("evaluations", []), queries_run=state.get("queries_run", []),
-        notices=state.get("notices", []), fallbacks=state.get("fallbacks", []), notes=notes,
-        run_dir=str(run.path), timings=timings, usage=context.model.as_dict(),
+        answer=report.answer,
+        role=state.get("role"),
+        todo_items=tasks,
+        sources=state.get("sources", []),
+        cited_source_ids=report.cited,
+        removed_citations=report.removed_citations,
+        rounds=state.get("round", 0),
+        evaluations=state.get("evaluations", []),
+        queries_run=state.get("queries_run", []),
+        notices=state.get("notices", []),
+        fallbacks=state.get("fallbacks", []),
+        notes=notes,
+        run_dir=str(run.path),
+        timings=timings,
+        usage=context.model.as_dict(),
     )
 
 
@@ -219,8 +245,9 @@ def _error(counter: _Counter, run: RunFolder | None, exc: BaseException, *, canc
     message = str(exc) if isinstance(exc, DeepResearchError) else f"{type(exc).__name__}: {exc}"
     if run is not None:
         run.write_json("error.json", {"message": message, "cancelled": cancelled})
-    return counter.make("error", step="error", message=message, cancelled=cancelled,
-                        run_dir=str(run.path) if run else None)
+    return counter.make(
+        "error", step="error", message=message, cancelled=cancelled, run_dir=str(run.path) if run else None
+    )
 
 
 class _Counter:
@@ -229,4 +256,6 @@ class _Counter:
 
     def make(self, type_: str, *, task_id: int | None = None, step: str | None = None, **data: Any) -> Event:
         self.seq += 1
-        return Event.model_validate({"type": type_, "seq": self.seq, "task_id": task_id, "step": step, "data": data})
+        return Event.model_validate(
+            {"type": type_, "seq": self.seq, "task_id": task_id, "step": step, "data": data}
+        )

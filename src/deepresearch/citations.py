@@ -39,9 +39,7 @@ class Source(BaseModel):
 def normalize_url(url: str) -> str:
     """Lower-case scheme and host, drop fragments, tracking parameters and a trailing slash."""
     parts = urlsplit(url.strip())
-    query = "&".join(
-        p for p in parts.query.split("&") if p and not _TRACKING.match(p.split("=", 1)[0])
-    )
+    query = "&".join(p for p in parts.query.split("&") if p and not _TRACKING.match(p.split("=", 1)[0]))
     path = parts.path.rstrip("/") if parts.scheme in ("http", "https") else parts.path
     return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, query, ""))
 

@@ -49,12 +49,21 @@ def _model(settings: Settings) -> Check:
     if settings.llm_provider != "embedded":
         return _server_answers(settings)
     if importlib.util.find_spec("llama_cpp") is None:
-        return Check("model", False, "llama-cpp-python is not installed",
-                     "pip install 'deepresearch[embedded]' (compiles llama.cpp, ~7 minutes once)")
+        return Check(
+            "model",
+            False,
+            "llama-cpp-python is not installed",
+            "pip install 'deepresearch[embedded]' (compiles llama.cpp, ~7 minutes once)",
+        )
     if settings.embedded_model_path is not None:
         path = settings.embedded_model_path.expanduser()
         ok = path.is_file()
-        return Check("model", ok, f"GGUF file {path}", "" if ok else "set EMBEDDED_MODEL_PATH to an existing .gguf file")
+        return Check(
+            "model",
+            ok,
+            f"GGUF file {path}",
+            "" if ok else "set EMBEDDED_MODEL_PATH to an existing .gguf file",
+        )
     from deepresearch.llm.embedded import locate_model
 
     try:
@@ -75,8 +84,12 @@ def _server_answers(settings: Settings) -> Check:
     try:
         response = httpx.get(f"{base_url}/models", headers=headers, timeout=5.0)
     except httpx.HTTPError as exc:
-        return Check("model", False, f"{base_url} does not answer ({type(exc).__name__})",
-                     "start the server or fix LLM_BASE_URL / OLLAMA_BASE_URL / LMSTUDIO_BASE_URL")
+        return Check(
+            "model",
+            False,
+            f"{base_url} does not answer ({type(exc).__name__})",
+            "start the server or fix LLM_BASE_URL / OLLAMA_BASE_URL / LMSTUDIO_BASE_URL",
+        )
     ok = response.status_code < 400
     fix = "" if ok else "check LLM_API_KEY and LLM_MODEL_ID"
     return Check("model", ok, f"{base_url}/models answered {response.status_code}", fix)
@@ -88,7 +101,9 @@ def _index(settings: Settings) -> Check:
     path = settings.resolved_index_path
     if not path.exists():
         if settings.uses_default_index:
-            return Check("search", True, f"local index {path} will be built from the demo corpus on first use")
+            return Check(
+                "search", True, f"local index {path} will be built from the demo corpus on first use"
+            )
         return Check("search", False, f"no index at {path}", f"run: deepresearch index PATH --index {path}")
     from deepresearch.index.store import DocumentIndex
 
@@ -97,8 +112,12 @@ def _index(settings: Settings) -> Check:
             count = index.count()
     except DeepResearchError as exc:
         return Check("search", False, str(exc), f"rebuild it: deepresearch index PATH --index {path}")
-    return Check("search", count > 0, f"local index {path}: {count} passages",
-                 "" if count else "run: deepresearch index PATH")
+    return Check(
+        "search",
+        count > 0,
+        f"local index {path}: {count} passages",
+        "" if count else "run: deepresearch index PATH",
+    )
 
 
 def _workspaces(settings: Settings) -> Check:
@@ -107,8 +126,12 @@ def _workspaces(settings: Settings) -> Check:
         paths.append(settings.resolved_notes_workspace)
     bad = [p for p in paths if not _writable(p)]
     if bad:
-        return Check("workspaces", False, f"not writable: {', '.join(map(str, bad))}",
-                     "set DEEPRESEARCH_HOME (or NOTES_WORKSPACE / RUNS_WORKSPACE) to a writable folder")
+        return Check(
+            "workspaces",
+            False,
+            f"not writable: {', '.join(map(str, bad))}",
+            "set DEEPRESEARCH_HOME (or NOTES_WORKSPACE / RUNS_WORKSPACE) to a writable folder",
+        )
     return Check("workspaces", True, ", ".join(map(str, paths)))
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from deepresearch.graph.state import ReportResult, ResearchState, TaskInput, TodoItem
-
 from deepresearch.notes import DEEP_RESEARCH_TAG as TAG
 from deepresearch.notes import REPORT_TAG, task_tag
 
@@ -16,8 +15,7 @@ if TYPE_CHECKING:
 def write_task_note(store: NoteStore, inp: TaskInput, task: TodoItem) -> str:
     """Create or update the task's note; return its id."""
     sources = "\n".join(
-        f"- [{s.id}] {s.title} — {s.url}" + (" (fallback)" if s.is_fallback else "")
-        for s in inp["sources"]
+        f"- [{s.id}] {s.title} — {s.url}" + (" (fallback)" if s.is_fallback else "") for s in inp["sources"]
     )
     body = (
         f"# Task {task.id}: {task.title}\n\n"
@@ -26,8 +24,11 @@ def write_task_note(store: NoteStore, inp: TaskInput, task: TodoItem) -> str:
         f"## Sources\n\n{sources or '- none'}\n\n## Summary\n\n{task.summary or '-'}\n"
     )
     note = store.write(
-        note_type="task_state", title=f"Task {task.id}: {task.title}", body=body,
-        tags=[TAG, task_tag(task.id)], note_id=task.note_id,
+        note_type="task_state",
+        title=f"Task {task.id}: {task.title}",
+        body=body,
+        tags=[TAG, task_tag(task.id)],
+        note_id=task.note_id,
         extra={"task_id": task.id, "round": inp["round"], "status": task.status},
     )
     return note.id
@@ -36,7 +37,9 @@ def write_task_note(store: NoteStore, inp: TaskInput, task: TodoItem) -> str:
 def write_conclusion_note(store: NoteStore, state: ResearchState, report: ReportResult) -> Note:
     tags = [TAG, REPORT_TAG, *(task_tag(t.id) for t in state["tasks"])]
     return store.write(
-        note_type="conclusion", title=f"Research report: {state['question'][:120]}",
-        body=report.markdown, tags=tags,
+        note_type="conclusion",
+        title=f"Research report: {state['question'][:120]}",
+        body=report.markdown,
+        tags=tags,
         extra={"rounds": state.get("round", 1), "sources": len(state.get("sources", []))},
     )

@@ -11,32 +11,52 @@ from deepresearch.graph.state import ReportResult, RoundEvaluation, TodoItem
 
 HEADINGS = {
     "en": {
-        "answer": "Answer", "background": "Background", "insights": "Key insights",
-        "evidence": "Evidence and data", "risks": "Risks and open questions",
-        "references": "References", "limits": "Limits of this report",
-        "established": "Established", "inferred": "Inferred", "unknown": "Unknown",
-        "fallback": "fallback source", "none": "No sources were read.",
-        "thin": "Evidence stayed thin: overall relevance {score:.0f}% after {rounds} round(s), below the {threshold:.0f}% threshold.",
+        "answer": "Answer",
+        "background": "Background",
+        "insights": "Key insights",
+        "evidence": "Evidence and data",
+        "risks": "Risks and open questions",
+        "references": "References",
+        "limits": "Limits of this report",
+        "established": "Established",
+        "inferred": "Inferred",
+        "unknown": "Unknown",
+        "fallback": "fallback source",
+        "none": "No sources were read.",
+        "thin": (
+            "Evidence stayed thin: overall relevance {score:.0f}% after {rounds} round(s), "
+            "below the {threshold:.0f}% threshold."
+        ),
         "skipped": "Skipped task {id} ({title}): {reason}.",
         "fallback_used": "{count} source(s) came from a fallback search engine and are marked as such.",
         "no_evidence": "{title}: no evidence was found for this task.",
         "removed": "{count} citation(s) naming no source read by this run were removed.",
         "gaps": "Terms of the question no source contained: {terms}.",
-        "task": "Task {id}: {title}", "relevance": "relevance {score:.0f}%",
+        "task": "Task {id}: {title}",
+        "relevance": "relevance {score:.0f}%",
         "background_fallback": "This report researches: {question}",
     },
     "zh": {
-        "answer": "答案", "background": "背景概览", "insights": "核心洞见",
-        "evidence": "证据与数据", "risks": "风险与挑战", "references": "参考来源",
-        "limits": "本报告的局限", "established": "已证实", "inferred": "推断", "unknown": "未知",
-        "fallback": "备用来源", "none": "本次运行没有读取任何来源。",
+        "answer": "答案",
+        "background": "背景概览",
+        "insights": "核心洞见",
+        "evidence": "证据与数据",
+        "risks": "风险与挑战",
+        "references": "参考来源",
+        "limits": "本报告的局限",
+        "established": "已证实",
+        "inferred": "推断",
+        "unknown": "未知",
+        "fallback": "备用来源",
+        "none": "本次运行没有读取任何来源。",
         "thin": "证据不足：经过 {rounds} 轮后整体相关度为 {score:.0f}%，低于阈值 {threshold:.0f}%。",
         "skipped": "已跳过任务 {id}（{title}）：{reason}。",
         "fallback_used": "{count} 个来源来自备用搜索引擎，已标注。",
         "no_evidence": "{title}：此任务未找到证据。",
         "removed": "已移除 {count} 个不对应任何已读来源的引用。",
         "gaps": "来源中未出现的问题关键词：{terms}。",
-        "task": "任务 {id}：{title}", "relevance": "相关度 {score:.0f}%",
+        "task": "任务 {id}：{title}",
+        "relevance": "相关度 {score:.0f}%",
         "background_fallback": "本报告研究的问题：{question}",
     },
 }
@@ -61,14 +81,18 @@ def render_report(inp: ReportInput) -> ReportResult:
     draft = inp.draft or ReportDraft(answer="", background="", insights=[], risks=[])
     answer, removed_a = resolve_citations(" ".join(draft.answer.split())[:400], valid)
     insights, marks, removed_i = _insights(inp, draft, valid, h)
-    body = "\n\n".join(p for p in [
-        f"# {inp.question}",
-        f"**{h['answer']}:** {answer}" if answer else "",
-        _section(h["background"], _background(inp, draft, h)),
-        _section(h["insights"], insights),
-        _section(h["evidence"], _evidence(inp, h)),
-        _section(h["risks"], _risks(inp, draft, h)),
-    ] if p)
+    body = "\n\n".join(
+        p
+        for p in [
+            f"# {inp.question}",
+            f"**{h['answer']}:** {answer}" if answer else "",
+            _section(h["background"], _background(inp, draft, h)),
+            _section(h["insights"], insights),
+            _section(h["evidence"], _evidence(inp, h)),
+            _section(h["risks"], _risks(inp, draft, h)),
+        ]
+        if p
+    )
     body, removed_b = resolve_citations(body, valid)
     removed = removed_a + removed_i + removed_b
     limits = _limits(inp, h, removed)
@@ -78,8 +102,9 @@ def render_report(inp: ReportInput) -> ReportResult:
     refs = [s for s in inp.sources if s.id in set(cited)] or list(inp.sources)
     references = render_references(refs, fallback_label=h["fallback"]) if refs else h["none"]
     markdown = f"{body}\n\n{_section(h['references'], references)}\n"
-    return ReportResult(markdown=markdown, answer=answer, cited=cited, removed_citations=removed,
-                        insight_marks=marks)
+    return ReportResult(
+        markdown=markdown, answer=answer, cited=cited, removed_citations=removed, insight_marks=marks
+    )
 
 
 def _section(title: str, text: str) -> str:
@@ -155,8 +180,9 @@ def _limits(inp: ReportInput, h: dict[str, str], removed: int) -> str:
     lines = []
     if inp.evaluations and not inp.evaluations[-1].enough:
         last = inp.evaluations[-1]
-        lines.append(h["thin"].format(score=last.relevance, rounds=len(inp.evaluations),
-                                      threshold=inp.threshold))
+        lines.append(
+            h["thin"].format(score=last.relevance, rounds=len(inp.evaluations), threshold=inp.threshold)
+        )
     for task in inp.tasks:
         if task.status in ("skipped", "failed"):
             reason = task.skip_reason or task.status

@@ -8,14 +8,14 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from further
-    had has have having he her here hers herself him himself his how i if in into is it its itself just
-    me more most my myself no nor not now of off on once only or other our ours out over own same she
-    should so some such than that the their theirs them themselves then there these they this those
-    through to too under until up very was we were what when where which while who whom why will with
-    would you your yours yourself which whose what's who's did was were name named known
-    latest developments background""".split()
+    """a about above after again against all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had
+    has have having he her here hers herself him himself his how i if in into is it its itself just
+    me more most my myself no nor not now of off on once only or other our ours out over own same
+    she should so some such than that the their theirs them themselves then there these they this
+    those through to too under until up very was we were what when where which while who whom why
+    will with would you your yours yourself which whose what's who's did was were name named known
+    latest developments background""".split()  # noqa: SIM905
 )
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")

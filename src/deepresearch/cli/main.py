@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -99,20 +101,22 @@ def _index_corpus(settings: Settings, corpus: Path, quiet: bool) -> Path:
     with DocumentIndex(target) as store:
         stats = store.index_paths([corpus])
     if not quiet:
-        err.print(f"[dim]• corpus {corpus}: {stats.passages_total} passages ({stats.files_indexed} file(s) re-indexed)[/dim]")
+        err.print(
+            f"[dim]• corpus {corpus}: {stats.passages_total} passages "
+            f"({stats.files_indexed} file(s) re-indexed)[/dim]"
+        )
     return target
 
 
-class _friendly_errors:  # noqa: N801 - used as a context manager
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
-        if exc is None or not isinstance(exc, DeepResearchError):
-            return False
+@contextmanager
+def _friendly_errors() -> Iterator[None]:
+    """Turn our errors into one red line and an exit code (2: bad input or setting, 1: failure)."""
+    try:
+        yield
+    except DeepResearchError as exc:
         err.print(f"[red]error:[/red] {exc}")
         code = 2 if isinstance(exc, InvalidQuestionError | ConfigurationError) else 1
-        raise typer.Exit(code)
+        raise typer.Exit(code) from None
 
 
 def main() -> None:

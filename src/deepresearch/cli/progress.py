@@ -24,7 +24,9 @@ class ProgressPrinter:
 
     def _on_todo_list(self, item: Event) -> None:
         for task in item.data.get("tasks", []):
-            self.console.print(f"  [bold]{task['id']}.[/bold] {escape(task['title'])} [dim]— {escape(task['query'])}[/dim]")
+            self.console.print(
+                f"  [bold]{task['id']}.[/bold] {escape(task['title'])} [dim]— {escape(task['query'])}[/dim]"
+            )
 
     def _on_task_status(self, item: Event) -> None:
         status = str(item.data.get("status"))

@@ -25,9 +25,9 @@ def build_graph(checkpointer: Any = None) -> Any:
     graph = StateGraph(RoutedState, context_schema=ResearchContext)
     graph.add_node("select_role", select_role)
     graph.add_node("plan", plan_tasks)
-    graph.add_node("search_task", search_task)  # type: ignore[arg-type]
+    graph.add_node("search_task", search_task)  # type: ignore[call-overload,arg-type,unused-ignore]
     graph.add_node("gather", gather)
-    graph.add_node("summarize_task", summarize_task)  # type: ignore[arg-type]
+    graph.add_node("summarize_task", summarize_task)  # type: ignore[call-overload,arg-type,unused-ignore]
     graph.add_node("judge", judge)
     graph.add_node("requery", requery)
     graph.add_node("write_report", write_report)
@@ -75,6 +75,10 @@ def _sources_of(state: RoutedState, task: TodoItem) -> list[Any]:
 
 def _task_input(state: RoutedState, task: TodoItem) -> TaskInput:
     return TaskInput(
-        question=state["question"], language=state["language"], role=state["role"],
-        round=state["round"], task=task, sources=_sources_of(state, task),
+        question=state["question"],
+        language=state["language"],
+        role=state["role"],
+        round=state["round"],
+        task=task,
+        sources=_sources_of(state, task),
     )

@@ -221,9 +221,7 @@ class DocumentIndex:
             conn.executemany("DELETE FROM passages WHERE doc_id = ? AND source = ?", doc_ids)
             return _insert(conn, documents, source)[0]
 
-    def index_paths(
-        self, paths: Sequence[Path | str], progress: Progress | None = None
-    ) -> IndexStats:
+    def index_paths(self, paths: Sequence[Path | str], progress: Progress | None = None) -> IndexStats:
         """Index files and folders (recursively) incrementally; see the module contract.
 
         A root that no longer exists has its indexed files removed. Unreadable files are
@@ -234,9 +232,7 @@ class DocumentIndex:
         report = progress or _ignore
         for root in paths:
             self._index_root(Path(root).resolve(), tally, report)
-        return IndexStats(
-            passages_total=self.count(), seconds=time.perf_counter() - started, **vars(tally)
-        )
+        return IndexStats(passages_total=self.count(), seconds=time.perf_counter() - started, **vars(tally))
 
     def _index_root(self, root: Path, tally: _Tally, report: Progress) -> None:
         if root.is_dir():
@@ -326,8 +322,7 @@ def _open(path: Path | str) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         conn.close()
         raise SearchError(
-            f"{path} is not a usable deepresearch index ({exc}); "
-            "delete it and run: deepresearch index PATH"
+            f"{path} is not a usable deepresearch index ({exc}); delete it and run: deepresearch index PATH"
         ) from exc
     except SearchError:
         conn.close()
@@ -346,9 +341,7 @@ def _migrate(conn: sqlite3.Connection) -> None:
         conn.executescript(f"BEGIN;\n{script}\nPRAGMA user_version = {number};\nCOMMIT;")
 
 
-def _insert(
-    conn: sqlite3.Connection, documents: Sequence[Document], source: str
-) -> tuple[int, int]:
+def _insert(conn: sqlite3.Connection, documents: Sequence[Document], source: str) -> tuple[int, int]:
     """Insert the documents' passages; return (passages added, passages skipped as duplicates)."""
     rows = [
         (p.id, p.doc_id, p.title, p.text, p.source, p.position)

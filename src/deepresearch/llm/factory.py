@@ -41,7 +41,8 @@ def server_endpoint(settings: Settings) -> tuple[str, str | None]:
 def _embedded(settings: Settings) -> ChatModel:
     from deepresearch.llm.embedded import EmbeddedModel
 
-    options = {"n_ctx": settings.embedded_n_ctx, "n_threads": settings.embedded_threads}
+    n_ctx, n_threads = settings.embedded_n_ctx, settings.embedded_threads
     if settings.embedded_model_path is not None:
-        return EmbeddedModel(settings.embedded_model_path.expanduser(), **options)
-    return EmbeddedModel.from_name(settings.embedded_model, **options)
+        path = settings.embedded_model_path.expanduser()
+        return EmbeddedModel(path, n_ctx=n_ctx, n_threads=n_threads)
+    return EmbeddedModel.from_name(settings.embedded_model, n_ctx=n_ctx, n_threads=n_threads)

@@ -33,9 +33,7 @@ class MeteredModel:
         self._record(step, usage)
         return completion
 
-    def stream(
-        self, messages: list[Message], *, step: str = "", max_tokens: int = 512
-    ) -> Iterator[str]:
+    def stream(self, messages: list[Message], *, step: str = "", max_tokens: int = 512) -> Iterator[str]:
         produced = 0
         try:
             for chunk in self.inner.stream(messages, step=step, max_tokens=max_tokens):

@@ -66,9 +66,7 @@ class FunctionModel:
         usage = Usage(_count(call.prompt), _count(text), 1)
         return Completion(text=text, usage=usage, finish_reason="stop")
 
-    def stream(
-        self, messages: list[Message], *, step: str = "", max_tokens: int = 512
-    ) -> Iterator[str]:
+    def stream(self, messages: list[Message], *, step: str = "", max_tokens: int = 512) -> Iterator[str]:
         text = self.complete(messages, step=step, max_tokens=max_tokens).text
         yield from re.findall(r"\S+\s*|\s+", text)
 

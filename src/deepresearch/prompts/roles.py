@@ -37,8 +37,7 @@ ROLES: tuple[RoleSpec, ...] = (
     RoleSpec(
         "science_researcher",
         "Science researcher",
-        "Focus on findings, methods and evidence strength; distinguish established results from "
-        "hypotheses.",
+        "Focus on findings, methods and evidence strength; distinguish established results from hypotheses.",
         ("science", "study", "research", "species", "disease", "physics", "chemistry", "biology"),
     ),
     RoleSpec(

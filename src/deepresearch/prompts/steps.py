@@ -69,10 +69,7 @@ def _weak_line(task: TodoItem, judgement: TaskJudgement | None) -> str:
 
 
 def judge_messages(question: str, tasks: Sequence[TodoItem]) -> list[Message]:
-    blocks = [
-        f"task_id={t.id} | {t.title}: {t.intent}\nEvidence: {truncate(t.summary, 600)}"
-        for t in tasks
-    ]
+    blocks = [f"task_id={t.id} | {t.title}: {t.intent}\nEvidence: {truncate(t.summary, 600)}" for t in tasks]
     system = (
         "You judge whether collected evidence answers research tasks. For each task give "
         "relevance 0-100, a one-sentence explanation, and the facts still missing. JSON only."
@@ -124,5 +121,5 @@ def answer_messages(question: str, evidence: Sequence[tuple[str, int]], language
         "Answer the question with a short phrase (a name, date, number, yes or no) taken from the "
         f"evidence. {_DATA_RULE} {language_rule(language)} Reply with JSON only."
     )
-    lines = "\n".join(f"<source id=\"{sid}\">{sentence}</source>" for sentence, sid in evidence)
+    lines = "\n".join(f'<source id="{sid}">{sentence}</source>' for sentence, sid in evidence)
     return [Message("system", system), Message("user", f"Evidence:\n{lines}\n\nQuestion: {question}")]

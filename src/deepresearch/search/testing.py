@@ -41,7 +41,16 @@ class StaticSearch:
         return list(hits)[:limit]
 
 
-def hit(url: str, title: str, content: str, **extra: object) -> SearchHit:
+def hit(
+    url: str, title: str, content: str, *, is_fallback: bool = False, doc_id: str | None = None
+) -> SearchHit:
     """A hit with ``content``, for building fixtures in one line."""
-    return SearchHit(url=url, title=title, snippet=content[:200], content=content,
-                     backend=str(extra.pop("backend", "static")), **extra)  # type: ignore[arg-type]
+    return SearchHit(
+        url=url,
+        title=title,
+        snippet=content[:200],
+        content=content,
+        backend="static",
+        is_fallback=is_fallback,
+        doc_id=doc_id,
+    )

@@ -2,8 +2,9 @@
 
 Code relevance: a source is relevant to a task when it contains at least a third of the key terms
 of the task's first query, and at least two of them when the query has two or more (multi-hop
-questions spread their terms over several passages, so no single passage holds most of them). Task relevance is relevant/total (a task without sources scores 0); the
-run's relevance is the mean over tasks. Gaps are the question's and the task's key terms that no
+questions spread their terms over several passages, so no single passage holds most of them).
+Task relevance is relevant/total (a task without sources scores 0); the run's relevance is the
+mean over tasks. Gaps are the question's and the task's key terms that no
 source of the task contains. With ``model_judge`` on, the model's score is averaged in; both kept.
 """
 
@@ -40,8 +41,11 @@ def judge(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str, 
             fallbacks.append(f"judge: {error}; kept the code-side relevance")
     evaluation = summarize_round(state["round"], judgements, ctx.settings.relevance_threshold)
     runtime.stream_writer(event("evaluation", step="judge", **evaluation.model_dump()))
-    return {"evaluations": [evaluation], "fallbacks": fallbacks,
-            "timings": {"judge": time.perf_counter() - started}}
+    return {
+        "evaluations": [evaluation],
+        "fallbacks": fallbacks,
+        "timings": {"judge": time.perf_counter() - started},
+    }
 
 
 def code_judgement(question: str, task: TodoItem, registry: Sequence[Source]) -> TaskJudgement:
@@ -52,8 +56,12 @@ def code_judgement(question: str, task: TodoItem, registry: Sequence[Source]) ->
     score = 100.0 * relevant / len(own) if own else 0.0
     gaps = _gaps(key_terms(f"{question} {task.queries[0] if task.queries else task.query}"), texts)
     return TaskJudgement(
-        task_id=task.id, relevance=round(score, 1), code_relevance=round(score, 1),
-        relevant=relevant, total=len(own), gaps=gaps,
+        task_id=task.id,
+        relevance=round(score, 1),
+        code_relevance=round(score, 1),
+        relevant=relevant,
+        total=len(own),
+        gaps=gaps,
         explanation=_explain(task, relevant, len(own), gaps),
     )
 
@@ -71,10 +79,14 @@ def summarize_round(round_number: int, tasks: list[TaskJudgement], threshold: fl
     model_scores = [t.model_relevance for t in tasks if t.model_relevance is not None]
     model = sum(model_scores) / len(model_scores) if model_scores else None
     return RoundEvaluation(
-        round=round_number, relevance=round(relevance, 1), code_relevance=round(code, 1),
+        round=round_number,
+        relevance=round(relevance, 1),
+        code_relevance=round(code, 1),
         model_relevance=round(model, 1) if model is not None else None,
-        relevant=sum(t.relevant for t in tasks), total=sum(t.total for t in tasks),
-        tasks=tasks, enough=relevance >= threshold,
+        relevant=sum(t.relevant for t in tasks),
+        total=sum(t.total for t in tasks),
+        tasks=tasks,
+        enough=relevance >= threshold,
     )
 
 
@@ -86,8 +98,12 @@ def _model_judgements(
     if not judged:
         return {}, None
     result = ask_structured(
-        ctx.model, judge_messages(state["question"], judged), JudgeOut, step="judge",
-        max_tokens=80 + 90 * len(judged), strip_think=ctx.settings.strip_thinking_tokens,
+        ctx.model,
+        judge_messages(state["question"], judged),
+        JudgeOut,
+        step="judge",
+        max_tokens=80 + 90 * len(judged),
+        strip_think=ctx.settings.strip_thinking_tokens,
     )
     if result.value is None:
         return {}, result.error
@@ -99,12 +115,14 @@ def _blend(code: TaskJudgement, model: ModelJudgement | None) -> TaskJudgement:
         return code
     score = min(100.0, max(0.0, model.relevance))
     explanation = " ".join(model.explanation.split())[:300]
-    return code.model_copy(update={
-        "model_relevance": score,
-        "relevance": round((code.code_relevance + score) / 2, 1),
-        "explanation": f"{code.explanation} Model: {explanation}".strip(),
-        "gaps": list(dict.fromkeys([*code.gaps, *(g[:80] for g in model.gaps[:5])])),
-    })
+    return code.model_copy(
+        update={
+            "model_relevance": score,
+            "relevance": round((code.code_relevance + score) / 2, 1),
+            "explanation": f"{code.explanation} Model: {explanation}".strip(),
+            "gaps": list(dict.fromkeys([*code.gaps, *(g[:80] for g in model.gaps[:5])])),
+        }
+    )
 
 
 def _gaps(terms: Sequence[str], texts: Sequence[str]) -> list[str]:

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
-from deepresearch.graph.schemas import PlanOut, PlannedTask, RoleChoice
+from deepresearch.graph.schemas import PlannedTask, PlanOut, RoleChoice
 from deepresearch.graph.state import ResearchRole, ResearchState, TodoItem
 from deepresearch.llm.structured import ask_structured
 from deepresearch.prompts.roles import ROLE_TYPES, guess_role, role_spec
@@ -19,22 +19,26 @@ from deepresearch.text import key_terms, tokens
 
 MAX_TASKS, MIN_TASKS = 5, 3
 _PLACEHOLDER = re.compile(r"[\[\]{}<>]|\.\.\.|…")
-_ENTITY = re.compile(r"\"([^\"]{3,80})\"|((?:[A-Z][\w'’.-]*\s+(?:(?:of|the|de|and|von|van|la|le)\s+)*)*[A-Z][\w'’.-]+)")
+_ENTITY = re.compile(
+    r"\"([^\"]{3,80})\"|((?:[A-Z][\w'’.-]*\s+(?:(?:of|the|de|and|von|van|la|le)\s+)*)*[A-Z][\w'’.-]+)"
+)
 
 
 def select_role(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     ctx, question, started = runtime.context, state["question"], time.perf_counter()
     runtime.stream_writer(event("status", step="role", message="Choosing a research role"))
     result = ask_structured(
-        ctx.model, role_messages(question), RoleChoice, step="role", max_tokens=80,
+        ctx.model,
+        role_messages(question),
+        RoleChoice,
+        step="role",
+        max_tokens=80,
         strip_think=ctx.settings.strip_thinking_tokens,
     )
     role, fallbacks = _role_from(result.value, question), []
     if role.is_fallback:
         fallbacks.append(f"role: {result.error or 'unknown role'}; chose {role.type} by keywords")
-    runtime.stream_writer(
-        event("status", step="role", message=f"Role: {role.label}", role=role.model_dump())
-    )
+    runtime.stream_writer(event("status", step="role", message=f"Role: {role.label}", role=role.model_dump()))
     return {"role": role, "fallbacks": fallbacks, "timings": _since("role", started)}
 
 
@@ -42,8 +46,12 @@ def plan_tasks(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[
     ctx, question, started = runtime.context, state["question"], time.perf_counter()
     runtime.stream_writer(event("status", step="plan", message="Planning research tasks"))
     result = ask_structured(
-        ctx.model, plan_messages(question, state["role"], state["language"]), PlanOut,
-        step="plan", max_tokens=400, strip_think=ctx.settings.strip_thinking_tokens,
+        ctx.model,
+        plan_messages(question, state["role"], state["language"]),
+        PlanOut,
+        step="plan",
+        max_tokens=400,
+        strip_think=ctx.settings.strip_thinking_tokens,
     )
     proposed = result.value.tasks if result.value else []
     tasks, fallbacks = build_plan(question, state["language"], proposed, result.error)
@@ -77,12 +85,18 @@ def build_plan(
 def fallback_task(question: str, language: str) -> TodoItem:
     if language == "zh":
         return TodoItem(
-            id=1, title="背景梳理", intent=f"梳理与“{question}”相关的基础背景与最新进展",
-            query=f"{question} 最新进展", is_fallback=True,
+            id=1,
+            title="背景梳理",
+            intent=f"梳理与“{question}”相关的基础背景与最新进展",
+            query=f"{question} 最新进展",
+            is_fallback=True,
         )
     return TodoItem(
-        id=1, title="background", intent=f"Background and latest developments on: {question}",
-        query=f"{question} latest developments", is_fallback=True,
+        id=1,
+        title="background",
+        intent=f"Background and latest developments on: {question}",
+        query=f"{question} latest developments",
+        is_fallback=True,
     )
 
 
@@ -111,7 +125,9 @@ def _with_anchor(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
     if any(normalize_query(t.query) == normalize_query(anchor_query) for t in tasks):
         return tasks
     anchor = TodoItem(
-        id=0, title="The question as asked", intent=f"Find passages that answer: {question}",
+        id=0,
+        title="The question as asked",
+        intent=f"Find passages that answer: {question}",
         query=anchor_query,
     )
     return [anchor, *tasks][:MAX_TASKS]
@@ -120,7 +136,7 @@ def _with_anchor(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
 def _top_up(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
     """Add entity tasks, then one task on the question's terms no query covers yet."""
     have = {normalize_query(t.query) for t in tasks}
-    extra = []
+    extra: list[TodoItem] = []
     for name in question_entities(question):
         if normalize_query(name) not in have and len(tasks) + len(extra) < MIN_TASKS:
             have.add(normalize_query(name))
@@ -131,7 +147,11 @@ def _top_up(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
     covered = set(" ".join(q for q in have if q != anchor).split())
     rest = " ".join(t for t in key_terms(question) if t not in covered)
     if rest and normalize_query(rest) not in have and len(tasks) + len(extra) < MIN_TASKS:
-        extra.append(TodoItem(id=0, title=f"Details: {rest}", intent=f"What the question says about {rest}", query=rest))
+        extra.append(
+            TodoItem(
+                id=0, title=f"Details: {rest}", intent=f"What the question says about {rest}", query=rest
+            )
+        )
     return [*tasks, *extra]
 
 
@@ -152,9 +172,7 @@ def _role_from(choice: RoleChoice | None, question: str) -> ResearchRole:
         instructions = f"{spec.instructions} {focus}".strip()
         return ResearchRole(type=spec.type, label=spec.label, instructions=instructions)
     spec = guess_role(question)
-    return ResearchRole(
-        type=spec.type, label=spec.label, instructions=spec.instructions, is_fallback=True
-    )
+    return ResearchRole(type=spec.type, label=spec.label, instructions=spec.instructions, is_fallback=True)
 
 
 def _since(step: str, started: float) -> dict[str, float]:

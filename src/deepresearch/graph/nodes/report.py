@@ -8,8 +8,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from deepresearch.citations import Source, cited_ids
-from deepresearch.extractive import extractive_points
 from deepresearch.events import event
+from deepresearch.extractive import extractive_points
 from deepresearch.graph.context import ResearchContext
 from deepresearch.graph.schemas import ReportDraft, ShortAnswer
 from deepresearch.graph.state import ResearchState
@@ -29,17 +29,27 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
     draft, error = (_model_draft if ctx.model_writes_prose else _answer_only)(state, ctx)
     fallbacks = [] if draft else [f"report: {error}; wrote the report from the evidence alone"]
     notices = [*state.get("fallbacks", []), *fallbacks, *state.get("notices", [])]
-    report = render_report(ReportInput(
-        question=state["question"], language=state["language"], tasks=state["tasks"],
-        sources=sources, evaluations=state.get("evaluations", []),
-        threshold=ctx.settings.relevance_threshold, draft=draft, notices=notices,
-    ))
+    report = render_report(
+        ReportInput(
+            question=state["question"],
+            language=state["language"],
+            tasks=state["tasks"],
+            sources=sources,
+            evaluations=state.get("evaluations", []),
+            threshold=ctx.settings.relevance_threshold,
+            draft=draft,
+            notices=notices,
+        )
+    )
     update: dict[str, Any] = {"report": report, "fallbacks": fallbacks}
     if ctx.notes is not None:
         note = write_conclusion_note(ctx.notes, state, report)
         runtime.stream_writer(event("report_note", step="report", note_id=note.id, note_path=str(note.path)))
-    runtime.stream_writer(event("final_report", step="report", report=report.markdown,
-                                removed_citations=report.removed_citations))
+    runtime.stream_writer(
+        event(
+            "final_report", step="report", report=report.markdown, removed_citations=report.removed_citations
+        )
+    )
     update["timings"] = {"report": time.perf_counter() - started}
     return update
 
@@ -47,9 +57,18 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
 def _model_draft(state: ResearchState, ctx: ResearchContext) -> tuple[ReportDraft | None, str | None]:
     result = ask_structured(
         ctx.model,
-        report_messages(state["question"], state["role"], state["language"], state["tasks"],
-                        report_sources(state), per_source=1500),
-        ReportDraft, step="report", max_tokens=900, strip_think=ctx.settings.strip_thinking_tokens,
+        report_messages(
+            state["question"],
+            state["role"],
+            state["language"],
+            state["tasks"],
+            report_sources(state),
+            per_source=1500,
+        ),
+        ReportDraft,
+        step="report",
+        max_tokens=900,
+        strip_think=ctx.settings.strip_thinking_tokens,
     )
     return result.value, result.error
 
@@ -60,8 +79,12 @@ def _answer_only(state: ResearchState, ctx: ResearchContext) -> tuple[ReportDraf
     if not evidence:
         return None, "no evidence to answer from"
     result = ask_structured(
-        ctx.model, answer_messages(state["question"], evidence, state["language"]), ShortAnswer,
-        step="answer", max_tokens=32, strip_think=ctx.settings.strip_thinking_tokens,
+        ctx.model,
+        answer_messages(state["question"], evidence, state["language"]),
+        ShortAnswer,
+        step="answer",
+        max_tokens=32,
+        strip_think=ctx.settings.strip_thinking_tokens,
     )
     if result.value is None:
         return None, result.error

@@ -25,8 +25,14 @@ def requery(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str
     ctx, started = runtime.context, time.perf_counter()
     next_round = state["round"] + 1
     weak = weak_tasks(state, ctx.settings.relevance_threshold)
-    runtime.stream_writer(event("status", step="requery", round=next_round,
-                                message=f"Round {next_round}: new queries for {len(weak)} weak task(s)"))
+    runtime.stream_writer(
+        event(
+            "status",
+            step="requery",
+            round=next_round,
+            message=f"Round {next_round}: new queries for {len(weak)} weak task(s)",
+        )
+    )
     proposals, fallbacks = _model_proposals(state, runtime, next_round, weak)
     ran = {normalize_query(q) for q in state.get("queries_run", [])}
     updated: list[TodoItem] = []
@@ -35,8 +41,12 @@ def requery(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str
         if query:
             ran.add(normalize_query(query))
             updated.append(task.model_copy(update={"query": query, "status": "pending"}))
-    update: dict[str, Any] = {"tasks": updated, "active_task_ids": [t.id for t in updated],
-                              "fallbacks": fallbacks, "timings": {"requery": time.perf_counter() - started}}
+    update: dict[str, Any] = {
+        "tasks": updated,
+        "active_task_ids": [t.id for t in updated],
+        "fallbacks": fallbacks,
+        "timings": {"requery": time.perf_counter() - started},
+    }
     if updated:
         update["round"] = next_round
     else:
@@ -55,8 +65,12 @@ def weak_tasks(state: ResearchState, threshold: float) -> list[tuple[TodoItem, T
 
 
 def choose_query(
-    question: str, task: TodoItem, judgement: TaskJudgement | None, round_number: int,
-    proposal: str | None, ran: set[str],
+    question: str,
+    task: TodoItem,
+    judgement: TaskJudgement | None,
+    round_number: int,
+    proposal: str | None,
+    ran: set[str],
 ) -> str | None:
     """The model's proposal when usable, else the first template that never ran; None if none."""
     topic = set(key_terms(f"{question} {task.query} {task.title}"))
@@ -75,9 +89,18 @@ def template_queries(
     gaps = judgement.gaps if judgement else []
     base = task.queries[0] if task.queries else task.query
     if round_number == 2:
-        return [_join(base, gaps[:3]), _join(task.title, key_terms(task.intent)[:4]), _join(base, key_terms(question)[:3])]
+        return [
+            _join(base, gaps[:3]),
+            _join(task.title, key_terms(task.intent)[:4]),
+            _join(base, key_terms(question)[:3]),
+        ]
     unused = [t for t in key_terms(question) if t not in set(key_terms(" ".join(task.queries)))]
-    return [_join(*gaps[:4]), _join(*unused[:5]), _join(task.title, gaps[:2], key_terms(question)[:2]), " ".join(key_terms(task.intent)[:6])]
+    return [
+        _join(*gaps[:4]),
+        _join(*unused[:5]),
+        _join(task.title, gaps[:2], key_terms(question)[:2]),
+        " ".join(key_terms(task.intent)[:6]),
+    ]
 
 
 def _join(*parts: str | Iterable[str]) -> str:
@@ -88,15 +111,20 @@ def _join(*parts: str | Iterable[str]) -> str:
 
 
 def _model_proposals(
-    state: ResearchState, runtime: Runtime[ResearchContext], round_number: int,
+    state: ResearchState,
+    runtime: Runtime[ResearchContext],
+    round_number: int,
     weak: Sequence[tuple[TodoItem, TaskJudgement | None]],
 ) -> tuple[dict[int, str], list[str]]:
     ctx = runtime.context
     if not weak:
         return {}, []
     result = ask_structured(
-        ctx.model, requery_messages(state["question"], round_number, weak, state.get("queries_run", [])),
-        QueriesOut, step="queries", max_tokens=40 + 50 * len(weak),
+        ctx.model,
+        requery_messages(state["question"], round_number, weak, state.get("queries_run", [])),
+        QueriesOut,
+        step="queries",
+        max_tokens=40 + 50 * len(weak),
         strip_think=ctx.settings.strip_thinking_tokens,
     )
     if result.value is None:

@@ -55,8 +55,14 @@ def summarize_task(inp: TaskInput, runtime: Runtime[ResearchContext]) -> dict[st
     ctx.check_cancelled()
     fresh = [s for s in sources if s.id not in task.source_ids]
     runtime.stream_writer(
-        event("sources", task_id=task.id, step="search", round=inp["round"],
-              sources=[_public(s) for s in fresh], total=len(sources))
+        event(
+            "sources",
+            task_id=task.id,
+            step="search",
+            round=inp["round"],
+            sources=[_public(s) for s in fresh],
+            total=len(sources),
+        )
     )
     summary, fallbacks = _summarize(inp, runtime)
     task = task.model_copy(
@@ -92,9 +98,7 @@ def _extractive_summary(inp: TaskInput, runtime: Runtime[ResearchContext]) -> st
 
 def _model_summary(inp: TaskInput, runtime: Runtime[ResearchContext]) -> str:
     ctx, task = runtime.context, inp["task"]
-    messages = summarize_messages(
-        inp["question"], task, inp["sources"][:6], inp["language"], per_source=700
-    )
+    messages = summarize_messages(inp["question"], task, inp["sources"][:6], inp["language"], per_source=700)
     chunks: list[str] = []
     stream = ctx.model.stream(messages, step="summarize", max_tokens=300)
     for chunk in filter_stream(stream, strip_think=ctx.settings.strip_thinking_tokens):
@@ -108,9 +112,16 @@ def _model_summary(inp: TaskInput, runtime: Runtime[ResearchContext]) -> str:
 
 def _source(hit: SearchHit, task: TodoItem, round_number: int, limit: int) -> Source:
     return Source(
-        url=hit.url, title=hit.title or hit.url, content=truncate(hit.content or hit.snippet, limit),
-        snippet=hit.snippet, doc_id=hit.doc_id, backend=hit.backend, is_fallback=hit.is_fallback,
-        round=round_number, task_ids=[task.id], queries=[task.query],
+        url=hit.url,
+        title=hit.title or hit.url,
+        content=truncate(hit.content or hit.snippet, limit),
+        snippet=hit.snippet,
+        doc_id=hit.doc_id,
+        backend=hit.backend,
+        is_fallback=hit.is_fallback,
+        round=round_number,
+        task_ids=[task.id],
+        queries=[task.query],
     )
 
 
@@ -119,5 +130,12 @@ def _public(source: Source) -> dict[str, Any]:
 
 
 def _status(task: TodoItem, status: str, round_number: int, **extra: Any) -> dict[str, Any]:
-    return event("task_status", task_id=task.id, step="research", status=status,
-                 title=task.title, round=round_number, **extra)
+    return event(
+        "task_status",
+        task_id=task.id,
+        step="research",
+        status=status,
+        title=task.title,
+        round=round_number,
+        **extra,
+    )

@@ -1,0 +1,1 @@
+"""Scoring research runs against question sets with gold answers and gold passages."""
