@@ -114,9 +114,7 @@ def json_share(model: EmbeddedModel, tries: int, constrained: bool) -> dict[str,
     texts = []
     start = time.perf_counter()
     for question in QUESTIONS[:tries]:
-        completion = model.complete(
-            plan_messages(question), schema=schema, max_tokens=PLAN_MAX_TOKENS
-        )
+        completion = model.complete(plan_messages(question), schema=schema, max_tokens=PLAN_MAX_TOKENS)
         texts.append(completion.text)
     return {
         "valid": sum(valid_plan(t) for t in texts),

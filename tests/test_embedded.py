@@ -196,9 +196,7 @@ def test_prompt_longer_than_context_is_truncated() -> None:
     model = _load("smollm2", n_ctx=512)
     page = " ".join(["Solar panels turn light into electricity."] * 400)
     try:
-        completion = model.complete(
-            [Message("user", f"{page}\nSay what the text is about.")], max_tokens=16
-        )
+        completion = model.complete([Message("user", f"{page}\nSay what the text is about.")], max_tokens=16)
     finally:
         model.close()
 

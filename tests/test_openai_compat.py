@@ -203,9 +203,7 @@ def test_stream_yields_deltas(base_url: str, fake: FakeOpenAI) -> None:
     assert fake.requests[0]["max_tokens"] == 16
 
 
-def test_rejected_response_format_is_dropped_and_remembered(
-    base_url: str, fake: FakeOpenAI
-) -> None:
+def test_rejected_response_format_is_dropped_and_remembered(base_url: str, fake: FakeOpenAI) -> None:
     fake.rejects = lambda body: "response_format" in body
     model = _model(base_url)
 

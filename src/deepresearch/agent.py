@@ -106,7 +106,7 @@ def _run(
             context = _build_context(settings, model, search, stack, setup)
             for message in setup:
                 yield counter.make("status", step="setup", message=message)
-            for ev in _drive(question, settings, context, notices, counter, run, started):
+            for ev in _drive(question, settings, context, notices, setup, counter, run, started):
                 run.append_jsonl("events.jsonl", ev.as_dict())
                 yield ev
         except ResearchCancelledError as exc:
@@ -124,6 +124,7 @@ def _drive(
     settings: Settings,
     context: ResearchContext,
     notices: list[str],
+    setup: list[str],
     counter: _Counter,
     run: RunFolder,
     started: float,
@@ -139,7 +140,7 @@ def _drive(
         "max_rounds": settings.max_web_research_loops,
     }
     config = {
-        "max_concurrency": settings.task_concurrency,
+        "max_concurrency": settings.task_concurrency + 2,
         "recursion_limit": 20 + 8 * settings.max_web_research_loops,
     }
     for mode, chunk in graph.stream(inputs, config=config, context=context, stream_mode=["custom", "values"]):
@@ -154,6 +155,7 @@ def _drive(
             chunk["type"], task_id=chunk.get("task_id"), step=chunk.get("step"), **chunk["data"]
         )
     result = _result(state, context, run, time.perf_counter() - started, first_event, conclusion)
+    result.notices = [*setup, *result.notices]
     _write_run(run, state, result)
     yield counter.make("done", step="done", result=result.model_dump(mode="json"))
 

@@ -25,6 +25,11 @@ class ResearchContext:
     search: SearchBackend
     notes: NoteStore | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)
+    task_slots: threading.BoundedSemaphore = field(init=False)
+
+    def __post_init__(self) -> None:
+        # LangGraph's own max_concurrency also counts its stream reader: at 1 it deadlocks.
+        self.task_slots = threading.BoundedSemaphore(self.settings.task_concurrency)
 
     def check_cancelled(self) -> None:
         if self.cancelled.is_set():

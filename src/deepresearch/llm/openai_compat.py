@@ -154,9 +154,7 @@ class OpenAICompatModel:
         except openai.OpenAIError as exc:
             self._raise(exc)
 
-    def _send(
-        self, params: dict[str, Any], response_format: dict[str, Any] | None = None
-    ) -> ChatCompletion:
+    def _send(self, params: dict[str, Any], response_format: dict[str, Any] | None = None) -> ChatCompletion:
         extra = {"response_format": response_format} if response_format else None
         response: ChatCompletion = self._client.chat.completions.create(**params, extra_body=extra)
         return response
@@ -169,8 +167,7 @@ class OpenAICompatModel:
         detail = self._mask(_error_text(exc))
         if isinstance(exc, openai.APITimeoutError):
             return ModelError(
-                f"{where} did not answer within {self.timeout:g}s: raise the timeout or use a "
-                "smaller model."
+                f"{where} did not answer within {self.timeout:g}s: raise the timeout or use a smaller model."
             )
         if isinstance(exc, openai.APIConnectionError):
             return ModelNotAvailableError(

@@ -21,6 +21,18 @@ from deepresearch.text import truncate
 
 
 def search_task(inp: TaskInput, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    """Search for one task, at most ``task_concurrency`` at once."""
+    with runtime.context.task_slots:
+        return _search_task(inp, runtime)
+
+
+def summarize_task(inp: TaskInput, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    """Summarise one task's sources, at most ``task_concurrency`` at once."""
+    with runtime.context.task_slots:
+        return _summarize_task(inp, runtime)
+
+
+def _search_task(inp: TaskInput, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     ctx, task, started = runtime.context, inp["task"], time.perf_counter()
     ctx.check_cancelled()
     runtime.stream_writer(_status(task, "in_progress", inp["round"], query=task.query))
@@ -50,7 +62,7 @@ def gather(state: ResearchState) -> dict[str, Any]:
     return {}
 
 
-def summarize_task(inp: TaskInput, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+def _summarize_task(inp: TaskInput, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     ctx, task, sources, started = runtime.context, inp["task"], inp["sources"], time.perf_counter()
     ctx.check_cancelled()
     fresh = [s for s in sources if s.id not in task.source_ids]
