@@ -20,6 +20,7 @@ Provider = Literal["embedded", "custom", "openai", "ollama", "lmstudio"]
 SummaryMode = Literal["auto", "extractive", "model"]
 
 DEFAULT_EMBEDDED_MODEL = "smollm2"
+SECRET_FIELDS = ("llm_api_key", "tavily_api_key", "perplexity_api_key", "api_token")
 
 
 class Settings(BaseSettings):
@@ -37,6 +38,16 @@ class Settings(BaseSettings):
     ollama_base_url: str = "http://localhost:11434"
     lmstudio_base_url: str = "http://localhost:1234/v1"
     llm_timeout: float = Field(120.0, gt=0)
+    llm_max_retries: int = Field(2, ge=0, le=10)
+    llm_min_interval_seconds: float = Field(0.0, ge=0)
+    llm_cache: Literal["off", "read", "readwrite"] = "off"
+    llm_temperature: float = Field(0.0, ge=0, le=2)
+    llm_json_mode: Literal["auto", "json_schema", "json_object", "none"] = "auto"
+    ollama_num_ctx: int = Field(8192, ge=512)
+    planner_model: str | None = None
+    summarizer_model: str | None = None
+    judge_model: str | None = None
+    writer_model: str | None = None
     embedded_model: str = DEFAULT_EMBEDDED_MODEL
     embedded_model_path: Path | None = None
     embedded_n_ctx: int = Field(4096, ge=512)
@@ -47,6 +58,17 @@ class Settings(BaseSettings):
     summary_mode: SummaryMode = "auto"
 
     search_api: str = "local"
+    search_order: str = "tavily,duckduckgo,searxng,wikipedia"
+    search_min_interval_seconds: float = Field(1.0, ge=0)
+    search_max_retries: int = Field(3, ge=0, le=10)
+    tavily_api_key: SecretStr | None = None
+    perplexity_api_key: SecretStr | None = None
+    searxng_url: str | None = None
+    fetch_allow_hosts: str = ""
+    fetch_timeout: float = Field(15.0, gt=0)
+    fetch_max_bytes: int = Field(5_000_000, ge=1024)
+    fetch_cache: bool = True
+    index_embeddings: bool = False
     index_path: Path | None = None
     max_results_per_query: int = Field(5, ge=1, le=50)
     fetch_full_page: bool = True
@@ -62,6 +84,11 @@ class Settings(BaseSettings):
     notes_workspace: Path | None = None
     runs_workspace: Path | None = None
     research_run_retention_days: int = Field(7, ge=0)
+
+    api_token: SecretStr | None = None
+    cors_origins: str = ""
+    max_concurrent_jobs: int = Field(2, ge=1, le=64)
+    max_body_bytes: int = Field(65_536, ge=1024)
 
     @field_validator("search_api", "llm_provider", mode="before")
     @classmethod
@@ -112,10 +139,20 @@ class Settings(BaseSettings):
         """The seed's rule: ``LLM_MODEL_ID`` first, then ``LOCAL_LLM``."""
         return self.llm_model_id or self.local_llm
 
+    @property
+    def cache_dir(self) -> Path:
+        """Model-call and page caches live here."""
+        return self.home / "cache"
+
+    @property
+    def jobs_db_path(self) -> Path:
+        return self.home / "jobs.sqlite"
+
     def public_dict(self) -> dict[str, Any]:
-        """Settings as JSON-safe values with the API key masked."""
+        """Settings as JSON-safe values with every secret masked."""
         data = self.model_dump(mode="json")
-        data["llm_api_key"] = mask_secret(self.llm_api_key)
+        for name in SECRET_FIELDS:
+            data[name] = mask_secret(getattr(self, name))
         return data
 
 
