@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 from collections.abc import Iterator
@@ -91,15 +90,34 @@ def doctor(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
         raise typer.Exit(1)
 
 
-def _index_corpus(settings: Settings, corpus: Path, quiet: bool) -> Path:
-    from deepresearch.index.store import DocumentIndex
+@app.command("eval")
+def eval_cmd(
+    questions: Annotated[Path, typer.Argument(help="Questions JSONL (question, answers, gold_doc_ids).")],
+    corpus: Annotated[Path, typer.Option(help="Corpus JSONL (doc_id, title, text); indexed and cached.")],
+    limit: Annotated[int | None, typer.Option(help="Only the first N questions (after shuffling).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Shuffle the questions with this seed.")] = None,
+    baseline: Annotated[str | None, typer.Option(help="Also run a baseline: 'naive'.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Write results JSON here (and a .md table beside it).")
+    ] = None,
+    loops: Annotated[int | None, typer.Option(help="Max research rounds.")] = None,
+) -> None:
+    """Run the agent (and a baseline) on QUESTIONS over CORPUS and score it."""
+    from deepresearch.evaluation.runner import EvalOptions, run_evaluation
 
-    if not corpus.exists():
-        raise ConfigurationError(f"--corpus {corpus}: no such file or folder")
-    digest = hashlib.sha256(str(corpus.resolve()).encode()).hexdigest()[:12]
-    target = settings.home / "indexes" / f"{corpus.stem}-{digest}.sqlite"
-    with DocumentIndex(target) as store:
-        stats = store.index_paths([corpus])
+    with _friendly_errors():
+        settings = Settings.load({"max_web_research_loops": loops})
+        options = EvalOptions(
+            questions=questions, corpus=corpus, limit=limit, seed=seed, baseline=baseline, out=out
+        )
+        report = run_evaluation(settings, options, console=err)
+    sys.stdout.write(report.markdown())
+
+
+def _index_corpus(settings: Settings, corpus: Path, quiet: bool) -> Path:
+    from deepresearch.index.corpus import ensure_corpus_index
+
+    target, stats = ensure_corpus_index(settings, corpus)
     if not quiet:
         err.print(
             f"[dim]• corpus {corpus}: {stats.passages_total} passages "

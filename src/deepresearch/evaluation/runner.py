@@ -1,0 +1,223 @@
+"""Running an evaluation: the agent (and optionally the naive baseline) on every question, scored.
+
+A failed question is recorded with its error; it never aborts the evaluation.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import Progress
+
+from deepresearch.agent import research
+from deepresearch.citations import cited_ids
+from deepresearch.errors import DeepResearchError
+from deepresearch.evaluation.baseline import naive_answer
+from deepresearch.evaluation.dataset import EvalQuestion, load_questions
+from deepresearch.evaluation.scoring import citation_precision, evidence_recall, exact_match, f1
+from deepresearch.index.corpus import ensure_corpus_index
+from deepresearch.index.store import DocumentIndex
+from deepresearch.llm.base import ChatModel
+from deepresearch.llm.metered import MeteredModel
+from deepresearch.result import ResearchResult
+from deepresearch.search.local import LocalSearch
+from deepresearch.settings import Settings
+
+METRICS = (
+    "em",
+    "f1",
+    "evidence_recall",
+    "citation_validity",
+    "citation_precision",
+    "rounds",
+    "model_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "seconds",
+)
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    questions: Path
+    corpus: Path
+    limit: int | None = None
+    seed: int | None = None
+    baseline: str | None = None
+    out: Path | None = None
+    top_k: int = 5
+
+
+@dataclass
+class QuestionScore:
+    qid: str
+    question: str
+    gold: list[str]
+    answer: str = ""
+    error: str | None = None
+    em: float = 0.0
+    f1: float = 0.0
+    evidence_recall: float = 0.0
+    citation_validity: float | None = None
+    citation_precision: float | None = None
+    rounds: int = 0
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class EvalReport:
+    model: str
+    corpus: str
+    questions: int
+    systems: dict[str, list[QuestionScore]] = field(default_factory=dict)
+
+    def summary(self, system: str) -> dict[str, float | int | None]:
+        rows = self.systems[system]
+        done = [r for r in rows if r.error is None]
+        out: dict[str, float | int | None] = {"n": len(rows), "failed": len(rows) - len(done)}
+        for metric in METRICS:
+            values = [getattr(r, metric) for r in done if getattr(r, metric) is not None]
+            out[metric] = round(statistics.fmean(values), 3) if values else None
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "corpus": self.corpus,
+            "questions": self.questions,
+            "summary": {name: self.summary(name) for name in self.systems},
+            "rows": {name: [asdict(r) for r in rows] for name, rows in self.systems.items()},
+        }
+
+    def markdown(self) -> str:
+        header = "| system | n | failed | " + " | ".join(METRICS) + " |"
+        rule = "|" + "---|" * (len(METRICS) + 3)
+        lines = [f"Model: {self.model} · corpus: {self.corpus}", "", header, rule]
+        for name in self.systems:
+            row = self.summary(name)
+            cells = [str(row[m]) if row[m] is not None else "–" for m in METRICS]
+            lines.append(f"| {name} | {row['n']} | {row['failed']} | " + " | ".join(cells) + " |")
+        return "\n".join(lines) + "\n"
+
+
+def run_evaluation(
+    settings: Settings,
+    options: EvalOptions,
+    *,
+    console: Console | None = None,
+    model: ChatModel | None = None,
+) -> EvalReport:
+    questions = load_questions(options.questions, limit=options.limit, seed=options.seed)
+    index_path, _ = ensure_corpus_index(settings, options.corpus)
+    settings = settings.with_overrides(index_path=index_path, search_api="local", enable_notes=False)
+    if model is None:
+        from deepresearch.llm.factory import build_model
+
+        model = build_model(settings)
+    report = EvalReport(model=model.name, corpus=str(options.corpus), questions=len(questions))
+    with DocumentIndex.open_existing(index_path) as index:
+        search = LocalSearch(index)
+        systems: dict[str, Callable[[EvalQuestion], QuestionScore]] = {
+            "agent": lambda q: _score_agent(q, settings, model, search),
+        }
+        if options.baseline == "naive":
+            systems["naive"] = lambda q: _score_naive(q, model, search, options.top_k)
+        for name, run_one in systems.items():
+            report.systems[name] = _run_all(name, questions, run_one, console)
+    if options.out is not None:
+        _write(report, options.out)
+    return report
+
+
+def _run_all(
+    name: str,
+    questions: Sequence[EvalQuestion],
+    run_one: Callable[[EvalQuestion], QuestionScore],
+    console: Console | None,
+) -> list[QuestionScore]:
+    rows: list[QuestionScore] = []
+    with Progress(console=console or Console(stderr=True), transient=False) as progress:
+        bar = progress.add_task(name, total=len(questions))
+        for question in questions:
+            rows.append(_guarded(question, run_one))
+            progress.advance(bar)
+    return rows
+
+
+def _guarded(question: EvalQuestion, run_one: Callable[[EvalQuestion], QuestionScore]) -> QuestionScore:
+    started = time.perf_counter()
+    try:
+        return run_one(question)
+    except DeepResearchError as exc:
+        return QuestionScore(
+            question.qid,
+            question.question,
+            list(question.answers),
+            error=str(exc),
+            seconds=round(time.perf_counter() - started, 3),
+        )
+
+
+def _score_agent(q: EvalQuestion, settings: Settings, model: ChatModel, search: LocalSearch) -> QuestionScore:
+    result = research(q.question, settings=settings, model=model, search=search)
+    score = _base(q, result.answer, [s.doc_id for s in result.sources])
+    score.citation_validity, score.citation_precision = _citations(result, q)
+    score.rounds = result.rounds
+    _usage(score, result.usage)
+    score.seconds = result.timings.get("total", 0.0)
+    return score
+
+
+def _score_naive(q: EvalQuestion, model: ChatModel, search: LocalSearch, top_k: int) -> QuestionScore:
+    metered, started = MeteredModel(model), time.perf_counter()
+    answer, hits = naive_answer(q.question, metered, search, top_k=top_k)
+    score = _base(q, answer, [h.doc_id for h in hits])
+    score.rounds = 1
+    _usage(score, metered.as_dict())
+    score.seconds = round(time.perf_counter() - started, 3)
+    return score
+
+
+def _base(q: EvalQuestion, answer: str, read: Sequence[str | None]) -> QuestionScore:
+    return QuestionScore(
+        q.qid,
+        q.question,
+        list(q.answers),
+        answer=answer,
+        em=exact_match(answer, q.answers),
+        f1=round(f1(answer, q.answers), 4),
+        evidence_recall=evidence_recall(read, q.gold_doc_ids),
+    )
+
+
+def _citations(result: ResearchResult, q: EvalQuestion) -> tuple[float | None, float | None]:
+    body = result.report_markdown.rsplit("\n## ", 1)[0]
+    cited = cited_ids(body)
+    if not cited:
+        return None, None
+    by_id = {s.id: s for s in result.sources}
+    validity = sum(i in by_id for i in cited) / len(cited)
+    texts = [(by_id[i].doc_id, by_id[i].content) for i in cited if i in by_id]
+    return validity, citation_precision(texts, q.gold_doc_ids, q.answers)
+
+
+def _usage(score: QuestionScore, usage: dict[str, Any]) -> None:
+    score.model_calls = int(usage.get("calls", 0))
+    score.prompt_tokens = int(usage.get("prompt_tokens", 0))
+    score.completion_tokens = int(usage.get("completion_tokens", 0))
+
+
+def _write(report: EvalReport, out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report.to_json(), indent=2, ensure_ascii=False), encoding="utf-8")
+    out.with_suffix(".md").write_text(report.markdown(), encoding="utf-8")

@@ -1,0 +1,70 @@
+"""The evaluation runner with the scripted model over a small corpus file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from deepresearch.evaluation.runner import EvalOptions, run_evaluation
+from deepresearch.llm.base import Completion, Message
+from deepresearch.llm.testing import ModelCall, ScriptedModel
+from deepresearch.settings import Settings
+
+from ..conftest import PASSAGES, QUESTION
+
+
+def _files(tmp_path: Path) -> tuple[Path, Path]:
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("\n".join(json.dumps(p) for p in PASSAGES), encoding="utf-8")
+    questions = tmp_path / "questions.jsonl"
+    rows = [
+        {"qid": "q1", "question": QUESTION, "answers": ["1410"], "gold_doc_ids": ["d1", "d2"]},
+        {
+            "qid": "q2",
+            "question": "Which river flows through Prague?",
+            "answers": ["Vltava"],
+            "gold_doc_ids": ["d3"],
+        },
+    ]
+    questions.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    return questions, corpus
+
+
+def _answer(call: ModelCall) -> str:
+    return json.dumps({"answer": "the Vltava" if "Question: Which river" in call.prompt else "1410"})
+
+
+def test_agent_and_naive_are_scored(tmp_path: Path, settings: Settings) -> None:
+    questions, corpus = _files(tmp_path)
+    out = tmp_path / "out" / "results.json"
+    report = run_evaluation(
+        settings,
+        EvalOptions(questions, corpus, baseline="naive", out=out),
+        model=ScriptedModel({"answer": _answer}),
+    )
+    agent, naive = report.summary("agent"), report.summary("naive")
+    assert agent["n"] == naive["n"] == 2 and agent["failed"] == 0
+    assert agent["em"] == 1.0 and naive["em"] == 1.0
+    assert agent["evidence_recall"] == 1.0
+    assert agent["citation_validity"] == 1.0
+    saved = json.loads(out.read_text())
+    assert saved["rows"]["agent"][0]["qid"] == "q1"
+    assert out.with_suffix(".md").read_text().count("|") > 10
+
+
+class _Broken(ScriptedModel):
+    def complete(self, messages: list[Message], **kwargs: object) -> Completion:  # type: ignore[override]
+        if "river" in messages[-1].content:
+            from deepresearch.errors import ModelNotAvailableError
+
+            raise ModelNotAvailableError("model went away")
+        return super().complete(messages, **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_failed_question_is_recorded_not_fatal(tmp_path: Path, settings: Settings) -> None:
+    questions, corpus = _files(tmp_path)
+    report = run_evaluation(settings, EvalOptions(questions, corpus), model=_Broken())
+    rows = report.systems["agent"]
+    assert [r.error is None for r in rows] == [True, False]
+    assert "model went away" in (rows[1].error or "")
+    assert report.summary("agent")["failed"] == 1
