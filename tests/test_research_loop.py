@@ -336,3 +336,22 @@ class _Spy:
     def search(self, query: str, *, limit: int = 5):  # type: ignore[no-untyped-def]
         self.queries.append(query)
         return self.inner.search(query, limit=limit)
+
+
+def test_round_two_follows_a_bridge_entity_from_the_first_hop(settings: Settings) -> None:
+    first_hop = hit("doc://kp", "Karel Purkyně", "Karel Purkyně (1834 – 1868, Prague) was a painter.")
+    second_hop = hit("doc://orloj", "Prague astronomical clock", "The Orloj was built in 1410.")
+    search = StaticSearch(default=lambda q: [second_hop] if "Prague" in q else [first_hop])
+    model = ScriptedModel({"plan": plan("Karel Purkyně died"), "queries": "{}", "judge": NEVER_ENOUGH})
+    result = research(
+        QUESTION,
+        settings=settings,
+        model=model,
+        search=search,
+        max_web_research_loops=2,
+        relevance_threshold=100,
+        model_judge=True,
+    )
+    round_two = [q for q in search.queries if "Prague" in q]
+    assert round_two and "astronomical" in round_two[0] and "clock" in round_two[0]
+    assert {s.title for s in result.sources} == {"Karel Purkyně", "Prague astronomical clock"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -11,12 +12,13 @@ from langgraph.runtime import Runtime
 
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
-from deepresearch.graph.nodes.plan import normalize_query
+from deepresearch.citations import Source
+from deepresearch.graph.nodes.plan import normalize_query, question_entities
 from deepresearch.graph.schemas import QueriesOut
 from deepresearch.graph.state import ResearchState, TaskJudgement, TodoItem
 from deepresearch.llm.structured import ask_structured
 from deepresearch.prompts.steps import requery_messages
-from deepresearch.text import key_terms
+from deepresearch.text import key_terms, tokens
 
 _PLACEHOLDER = re.compile(r"[\[\]{}<>]|\.\.\.|…")
 
@@ -37,7 +39,10 @@ def requery(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str
     ran = {normalize_query(q) for q in state.get("queries_run", [])}
     updated: list[TodoItem] = []
     for task, judgement in weak:
-        query = choose_query(state["question"], task, judgement, next_round, proposals.get(task.id), ran)
+        own = [s for s in state.get("sources", []) if task.id in s.task_ids]
+        bridge = bridge_query(state["question"], own) if next_round == 2 else None
+        candidates = [bridge, proposals.get(task.id)]
+        query = choose_query(state["question"], task, judgement, next_round, candidates, ran)
         if query:
             ran.add(normalize_query(query))
             updated.append(task.model_copy(update={"query": query, "status": "pending"}))
@@ -69,18 +74,42 @@ def choose_query(
     task: TodoItem,
     judgement: TaskJudgement | None,
     round_number: int,
-    proposal: str | None,
+    proposals: Sequence[str | None],
     ran: set[str],
 ) -> str | None:
-    """The model's proposal when usable, else the first template that never ran; None if none."""
+    """The first usable proposal, else the first template that never ran; None if none."""
     topic = set(key_terms(f"{question} {task.query} {task.title}"))
-    for candidate in [proposal, *template_queries(question, task, judgement, round_number)]:
+    for candidate in [*proposals, *template_queries(question, task, judgement, round_number)]:
         query = " ".join((candidate or "").split())[:200]
         norm = normalize_query(query)
         on_topic = bool(topic & set(key_terms(query)))
         if norm and norm not in ran and on_topic and not _PLACEHOLDER.search(query):
             return query
     return None
+
+
+def bridge_query(question: str, sources: Sequence[Source]) -> str | None:
+    """Multi-hop step: names the sources mention that the question does not (candidate bridges,
+    e.g. the city where someone died), with the question's terms their source did not contain.
+    BM25 ranks passages matching a bridge *and* the missing terms first."""
+    question_terms = key_terms(question)
+    counts: Counter[str] = Counter()
+    origin: dict[str, str] = {}
+    for source in sources[:5]:
+        text = f"{source.title}. {(source.content or source.snippet)[:800]}"
+        if not set(question_terms) & set(tokens(text)):
+            continue
+        for found in question_entities(text):
+            name = found.strip(" .,;:")
+            if len(name) <= 60 and not set(key_terms(name)) & set(question_terms):
+                counts[name] += 1
+                origin.setdefault(name, text)
+    if not counts:
+        return None
+    names = [name for name, _ in counts.most_common(3)]
+    present = set(tokens(origin[names[0]]))
+    missing = [t for t in question_terms if t not in present]
+    return _join(*names, missing[:5]) if missing else None
 
 
 def template_queries(
