@@ -10,9 +10,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from deepresearch.citations import Source
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
-from deepresearch.citations import Source
 from deepresearch.graph.nodes.plan import normalize_query, question_entities
 from deepresearch.graph.schemas import QueriesOut
 from deepresearch.graph.state import ResearchState, TaskJudgement, TodoItem
