@@ -38,7 +38,8 @@ def main() -> None:
         result = json.loads(done.stdout)
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         print(
-            f"run {n + 1} ({args.model}): wall {wall:.1f}s, first event {result['timings'].get('first_event')}s, "
+            f"run {n + 1} ({args.model}): wall {wall:.1f}s, "
+            f"first event {result['timings'].get('first_event')}s, "
             f"rounds {result['rounds']}, model calls {result['usage']['calls']}, "
             f"peak RSS {peak:.0f} MB, answer {result['answer']!r}"
         )

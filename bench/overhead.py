@@ -1,5 +1,6 @@
-"""Orchestration overhead (the plan has 3 tasks; the planner adds the question-as-asked task): wall time of a 4-task x 2-round run whose model answers after a fixed
-delay, against the critical path (the delays along the longest chain of dependent calls).
+"""Orchestration overhead: wall time of a 4-task x 2-round run (the plan has 3 tasks; the planner
+adds the question-as-asked task) whose model answers after a fixed delay, against the critical
+path (the delays along the longest chain of dependent calls).
 
 usage: python bench/overhead.py [--delay 1.0] [--repeat 3]
 Target: ratio <= 1.2. Prints one line per repeat and the median.
