@@ -39,6 +39,10 @@ class IndexNotFoundError(SearchError):
     """The local document index does not exist yet."""
 
 
+class FetchError(SearchError):
+    """A page or document could not be read: refused by policy, too large, wrong type, timed out."""
+
+
 class ResearchCancelledError(DeepResearchError):
     """The run was cancelled by its caller."""
 

@@ -1,0 +1,40 @@
+"""Filling search hits with the text of their pages, for the research loop."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from deepresearch.errors import FetchError
+from deepresearch.fetch.client import PageFetcher
+from deepresearch.fetch.extract import sanitize
+from deepresearch.fetch.page import FetchResult
+from deepresearch.search.base import SearchHit
+
+
+def read_hits(hits: Sequence[SearchHit], fetcher: PageFetcher) -> tuple[list[SearchHit], list[str]]:
+    """``hits`` in order, those without ``content`` read through ``fetcher`` in parallel.
+
+    A read page becomes the hit's ``content`` (its title fills an empty hit title). A page that
+    cannot be read leaves its hit with the snippet and adds one notice naming the URL and why.
+    Snippets of the hits read here are sanitised like page text. Hits that already hold content
+    are returned untouched.
+    """
+    urls = list(dict.fromkeys(hit.url for hit in hits if hit.content is None))
+    if not urls:
+        return list(hits), []
+    results = dict(zip(urls, fetcher.fetch_many(urls), strict=True))
+    filled = [hit if hit.content is not None else _filled(hit, results[hit.url]) for hit in hits]
+    notices = [
+        f"could not read {url}: {result}; kept the search snippet"
+        for url, result in results.items()
+        if isinstance(result, FetchError)
+    ]
+    return filled, notices
+
+
+def _filled(hit: SearchHit, result: FetchResult) -> SearchHit:
+    snippet = sanitize(hit.snippet)
+    if isinstance(result, FetchError):
+        return replace(hit, snippet=snippet)
+    return replace(hit, snippet=snippet, content=result.text, title=hit.title or result.title or hit.url)
