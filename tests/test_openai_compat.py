@@ -7,124 +7,20 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from deepresearch.errors import ModelError, ModelNotAvailableError
 from deepresearch.llm.base import ChatModel, Message
-from deepresearch.llm.openai_compat import OpenAICompatModel, mask_secret
+from deepresearch.llm.openai_compat import OpenAICompatModel
+from deepresearch.settings import mask_secret
+
+from .fakeopenai import REPLY, FakeOpenAI, Reply, serve
 
 SECRET = "sk-test-secret-0123456789abcdef"
 SCHEMA = {"type": "object", "properties": {"queries": {"type": "array"}}}
-REPLY = "Hello from fake"
-JSON_REPLY = '{"queries": ["a", "b"]}'
-
-
-@dataclass
-class FakeOpenAI:
-    """What the fake server does, and what it received."""
-
-    api_key: str | None = None
-    models: list[str] = field(default_factory=lambda: ["fake-model"])
-    rejects: Callable[[dict[str, Any]], bool] = lambda body: False
-    delay: float = 0.0
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    headers: list[dict[str, str]] = field(default_factory=list)
-
-
-def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-        def do_GET(self) -> None:
-            if self.path != "/v1/models":
-                self._json(404, {"error": {"message": "no such route"}})
-                return
-            data = [{"id": m, "object": "model", "owned_by": "fake"} for m in fake.models]
-            self._json(200, {"object": "list", "data": data})
-
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            fake.requests.append(body)
-            fake.headers.append({k.lower(): v for k, v in self.headers.items()})
-            time.sleep(fake.delay)
-            if self.path != "/v1/chat/completions":
-                self._json(404, {"error": {"message": "no such route"}})
-            elif fake.api_key and self.headers["Authorization"] != f"Bearer {fake.api_key}":
-                key = self.headers["Authorization"].removeprefix("Bearer ")
-                message = f"Incorrect API key provided: {key}"
-                self._json(401, {"error": {"message": message, "type": "invalid_request_error"}})
-            elif body["model"] not in fake.models:
-                self._json(404, {"error": {"message": f"model '{body['model']}' not found"}})
-            elif fake.rejects(body):
-                message = "response_format is not supported by this server"
-                self._json(500, {"error": {"message": message, "type": "server_error"}})
-            elif body.get("stream"):
-                self._stream(REPLY)
-            else:
-                self._json(200, _completion(body))
-
-        def _json(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _stream(self, text: str) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
-            words = text.split(" ")
-            pieces = [words[0]] + [f" {w}" for w in words[1:]]
-            for piece in ["", *pieces]:
-                self.wfile.write(f"data: {json.dumps(_chunk(piece))}\n\n".encode())
-                self.wfile.flush()
-            self.wfile.write(b"data: [DONE]\n\n")
-
-    return Handler
-
-
-def _completion(body: dict[str, Any]) -> dict[str, Any]:
-    text = JSON_REPLY if "response_format" in body else REPLY
-    prompt = sum(len(m["content"].split()) for m in body["messages"])
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 0,
-        "model": body["model"],
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": text},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {
-            "prompt_tokens": prompt,
-            "completion_tokens": len(text.split()),
-            "total_tokens": prompt + len(text.split()),
-        },
-    }
-
-
-def _chunk(piece: str) -> dict[str, Any]:
-    delta = {"role": "assistant", "content": piece} if piece == "" else {"content": piece}
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion.chunk",
-        "created": 0,
-        "model": "fake-model",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
-    }
 
 
 @pytest.fixture
@@ -134,13 +30,8 @@ def fake() -> FakeOpenAI:
 
 @pytest.fixture
 def base_url(fake: FakeOpenAI) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(fake))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+    with serve(fake) as url:
+        yield url
 
 
 def _model(base_url: str, **overrides: Any) -> OpenAICompatModel:
@@ -229,6 +120,7 @@ def test_rejected_json_schema_falls_back_to_json_object(base_url: str, fake: Fak
 
     types = [r["response_format"]["type"] for r in fake.requests]
     assert types == ["json_schema", "json_object", "json_object"]
+    assert fake.requests[1]["response_format"]["schema"] == SCHEMA
 
 
 def _closed_port() -> int:
@@ -289,7 +181,7 @@ def test_wrong_path_says_fix_the_base_url(base_url: str) -> None:
 
 
 def test_timeout_is_a_model_error(base_url: str, fake: FakeOpenAI) -> None:
-    fake.delay = 2.0
+    fake.script = [Reply(delay=2.0)]
 
     with pytest.raises(ModelError) as caught:
         _model(base_url, timeout=0.3).complete(QUESTION)
@@ -317,7 +209,7 @@ def test_repr_masks_the_key(base_url: str) -> None:
 
 @pytest.mark.parametrize(
     ("secret", "shown"),
-    [(None, "(none)"), ("short", "****"), (SECRET, "****cdef")],
+    [(None, None), ("", None), ("short", "***"), (SECRET, "…cdef"), (SECRET * 2, "sk-t…cdef")],
 )
-def test_mask_secret(secret: str | None, shown: str) -> None:
+def test_mask_secret_shows_at_most_a_quarter(secret: str | None, shown: str | None) -> None:
     assert mask_secret(secret) == shown

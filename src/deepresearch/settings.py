@@ -157,13 +157,19 @@ class Settings(BaseSettings):
 
 
 def mask_secret(secret: SecretStr | str | None) -> str | None:
-    """``sk-abcdef123456`` → ``sk-a…3456``; short secrets become ``***``."""
+    """The one way a secret is shown (settings, logs, errors, ``doctor``); ``None`` when unset.
+
+    At most a quarter of it shows: ``sk-proj-abcdefghijklmnopqrstuvwxyz0123`` → ``sk-p…0123``,
+    ``abcdefghijkl3456`` → ``…3456``, anything shorter than 16 characters → ``***``.
+    """
     if secret is None:
         return None
     raw = secret.get_secret_value() if isinstance(secret, SecretStr) else secret
     if not raw:
         return None
-    return "***" if len(raw) <= 8 else f"{raw[:4]}…{raw[-4:]}"
+    if len(raw) >= 32:
+        return f"{raw[:4]}…{raw[-4:]}"
+    return f"…{raw[-4:]}" if len(raw) >= 16 else "***"
 
 
 def _explain(exc: ValidationError) -> str:

@@ -28,28 +28,38 @@ class Message:
 
 @dataclass
 class Usage:
+    """Tokens and calls. ``cached`` counts calls answered from the on-disk cache (no tokens)."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
     calls: int = 0
+    cached: int = 0
 
     def add(self, other: Usage) -> None:
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.calls += other.calls
+        self.cached += other.cached
 
     def as_dict(self) -> dict[str, int]:
-        return {
+        data = {
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "calls": self.calls,
         }
+        if self.cached:
+            data["cached"] = self.cached
+        return data
 
 
 @dataclass(frozen=True)
 class Completion:
+    """A whole answer. ``model`` names the model that wrote it when a wrapper routed the call."""
+
     text: str
     usage: Usage = field(default_factory=Usage)
     finish_reason: str | None = None
+    model: str = ""
 
 
 @runtime_checkable

@@ -1,49 +1,83 @@
 """Any OpenAI-compatible chat server (Ollama, LM Studio, vLLM, llama.cpp's server, DeepSeek, ...).
 
-One client for all of them; presets are configuration, not subclasses. ``openai`` errors are
-mapped here to :class:`ModelError` / :class:`ModelNotAvailableError` with messages that say what
-to fix (base URL, API key, model id) and never contain the API key.
+One client for all of them; presets (:mod:`deepresearch.llm.presets`) are configuration, not
+subclasses. ``openai`` and transport errors are mapped here to :class:`ModelError` /
+:class:`ModelNotAvailableError` with messages that say what to fix (base URL, API key, model id)
+and never contain the API key; log lines never contain it either.
 
 Structured output: a server that rejects a ``response_format`` shape (400/422/500 mentioning it)
-is asked again with the next, plainer shape, down to none at all; the rejection is remembered for
-later calls on the same object. The prompt still carries the schema; that is the caller's job.
+is asked again with the next, plainer shape, down to none at all; with ``tool_calling`` the
+schema goes out as a forced function tool first, and a server that rejects tools falls back to
+``response_format``. Rejections are remembered for later calls on the same object. The prompt
+still carries the schema; that is the caller's job.
+
+Resilience: ``timeout`` bounds each call; 429, 5xx and connection errors are retried with
+backoff by :class:`~deepresearch.llm.retry.RetryPolicy` (``Retry-After`` honoured); a stream is
+retried only before its first chunk. The SDK's own retries are off, so this policy is the only one.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import logging
+import re
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal, NoReturn
 
+import httpx
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from deepresearch.errors import ModelError, ModelNotAvailableError
 from deepresearch.llm.base import Completion, Message, Usage
+from deepresearch.llm.retry import MAX_RETRY_AFTER, RetryPolicy, retryable_status
+from deepresearch.settings import mask_secret
 
 __all__ = ["JsonMode", "OpenAICompatModel", "mask_secret"]
 
 JsonMode = Literal["json_schema", "json_object", "none"]
 
 NO_KEY = "no-key"
-FORMAT_REJECTION_STATUSES = frozenset({400, 422, 500})
+FORMAT_REJECTION_STATUSES = frozenset({400, 422, 500, 501})
 FORMAT_WORDS = ("response_format", "json_schema", "json_object", "schema", "grammar")
+TOOL_WORDS = ("tool", "function")
+PROBE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"ok": {"type": "boolean"}},
+    "required": ["ok"],
+}
+_log = logging.getLogger("deepresearch.llm")
 
 
-def mask_secret(secret: str | None) -> str:
-    """Return a form of ``secret`` safe to show: at most its last four characters."""
-    if not secret:
-        return "(none)"
-    return f"****{secret[-4:]}" if len(secret) >= 16 else "****"
+def _http_errors(name: str) -> tuple[type[Exception], ...]:
+    """``httpx``'s (and ``httpx2``'s, which ``openai`` 3.x sends through) error class ``name``:
+    transport errors escape the SDK while a stream is being read."""
+    errors: list[type[Exception]] = [getattr(httpx, name)]
+    with contextlib.suppress(ImportError):
+        errors.append(getattr(importlib.import_module("httpx2"), name))
+    return tuple(errors)
+
+
+TRANSPORT_ERRORS = _http_errors("TransportError")
+TIMEOUT_ERRORS: tuple[type[Exception], ...] = (
+    openai.APITimeoutError,
+    *_http_errors("TimeoutException"),
+)
+CONNECTION_ERRORS: tuple[type[Exception], ...] = (openai.APIConnectionError, *TRANSPORT_ERRORS)
+STREAM_ERRORS: tuple[type[Exception], ...] = (openai.OpenAIError, *TRANSPORT_ERRORS)
 
 
 class OpenAICompatModel:
     """A ChatModel over the ``/v1/chat/completions`` endpoint of an OpenAI-compatible server.
 
     ``api_key=None`` sends a placeholder (local servers need none; the SDK would otherwise read
-    its own environment variable). ``max_retries`` is the SDK's retry count for connection
-    errors, 408/409/429 and 5xx. ``json_mode`` picks the first ``response_format`` shape tried
-    when a schema is given.
+    its own environment variable). ``max_retries`` extra attempts follow 429, 5xx and connection
+    errors, ``retry_base_delay`` seconds apart at first. ``json_mode`` picks the first
+    ``response_format`` shape tried when a schema is given. ``extra_body`` is merged into every
+    request (Ollama's ``options``). ``sleep`` is how retries wait (tests pass a recorder).
     """
 
     def __init__(
@@ -56,6 +90,10 @@ class OpenAICompatModel:
         temperature: float = 0.0,
         max_retries: int = 2,
         json_mode: JsonMode = "json_object",
+        tool_calling: bool = False,
+        extra_body: Mapping[str, Any] | None = None,
+        retry_base_delay: float = 0.5,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.name = model
         self.model = model
@@ -63,14 +101,16 @@ class OpenAICompatModel:
         self.timeout = timeout
         self.temperature = temperature
         self.json_mode: JsonMode = json_mode
+        self.tool_calling = tool_calling
+        self.extra_body = dict(extra_body or {})
+        self.retry = RetryPolicy(retries=max_retries, base_delay=retry_base_delay)
+        self._sleep = sleep
         self._api_key = api_key
         self._rejected_formats = 0
+        self._tools_rejected = False
         self._flag_lock = threading.Lock()
         self._client = openai.OpenAI(
-            api_key=api_key or NO_KEY,
-            base_url=self.base_url,
-            timeout=timeout,
-            max_retries=max_retries,
+            api_key=api_key or NO_KEY, base_url=self.base_url, timeout=timeout, max_retries=0
         )
 
     def __repr__(self) -> str:
@@ -89,16 +129,23 @@ class OpenAICompatModel:
     ) -> Completion:
         """Return the whole answer; with ``schema``, ask for JSON in the richest accepted shape."""
         params = self._params(messages, max_tokens)
+        if schema is not None and self.tool_calling and not self._tools_rejected:
+            answered = self._complete_with_tool(params, schema, step)
+            if answered is not None:
+                return answered
         for level, response_format in self._formats(schema):
             try:
-                return _completion(self._send(params, response_format))
+                return self._completion(params, self._send(params, {"response_format": response_format}))
             except openai.APIStatusError as exc:
-                if not _rejects_format(exc):
+                if not _rejects(exc, FORMAT_WORDS):
                     self._raise(exc)
-                self._reject_format(level)
+                self._reject_format(level, exc)
             except openai.OpenAIError as exc:
                 self._raise(exc)
-        return self._complete_plain(params)
+        try:
+            return self._completion(params, self._send(params, {}))
+        except openai.OpenAIError as exc:
+            self._raise(exc)
 
     def stream(
         self,
@@ -107,17 +154,35 @@ class OpenAICompatModel:
         step: str = "",
         max_tokens: int = 512,
     ) -> Iterator[str]:
-        """Yield content deltas as the server sends them."""
+        """Yield content deltas as the server sends them; retried only before the first one."""
         params = self._params(messages, max_tokens)
-        try:
-            chunks = self._client.chat.completions.create(**params, stream=True)
-            with chunks:
-                for chunk in chunks:
-                    delta = _delta(chunk)
-                    if delta:
-                        yield delta
-        except openai.OpenAIError as exc:
-            self._raise(exc)
+        attempt, started = 0, False
+        while True:
+            try:
+                for delta in self._stream_once(params):
+                    started = True
+                    yield delta
+                return
+            except STREAM_ERRORS as exc:
+                delay = None if started else self._retry_delay(exc, attempt)
+                if delay is None:
+                    self._raise(exc, streaming=started)
+                self._wait(exc, delay, attempt)
+            attempt += 1
+
+    def structured_mode(self) -> str:
+        """How a schema is sent now: ``tools``, ``json_schema``, ``json_object + schema``,
+        ``json_object`` or ``none`` (what earlier rejections left)."""
+        if self.tool_calling and not self._tools_rejected:
+            return "tools"
+        ladder = _format_ladder(self.json_mode, PROBE_SCHEMA)[self._rejected_formats :]
+        return _format_label(ladder[0]) if ladder else "none"
+
+    def probe_structured(self) -> str:
+        """Make one tiny structured call and return :meth:`structured_mode` after it."""
+        question = [Message("user", 'Reply with the JSON object {"ok": true} and nothing else.')]
+        self.complete(question, step="probe", schema=PROBE_SCHEMA, max_tokens=16)
+        return self.structured_mode()
 
     def list_models(self) -> list[str]:
         """Return the model ids the server offers (``GET /models``)."""
@@ -138,51 +203,133 @@ class OpenAICompatModel:
             "temperature": self.temperature,
         }
 
+    def _complete_with_tool(
+        self, params: dict[str, Any], schema: dict[str, Any], step: str
+    ) -> Completion | None:
+        name = _tool_name(step)
+        function = {"name": name, "description": "Submit the answer.", "parameters": schema}
+        tool = {"type": "function", "function": function}
+        forced = {"type": "function", "function": {"name": name}}
+        try:
+            request = {**params, "tools": [tool], "tool_choice": forced}
+            return self._completion(params, self._send(request, {}))
+        except openai.APIStatusError as exc:
+            if not _rejects(exc, TOOL_WORDS):
+                self._raise(exc)
+            self._tools_rejected = True
+            _log.warning("%s rejected tools (%s); using response_format", self.base_url, self._detail(exc))
+        except openai.OpenAIError as exc:
+            self._raise(exc)
+        return None
+
     def _formats(self, schema: dict[str, Any] | None) -> list[tuple[int, dict[str, Any]]]:
         if schema is None:
             return []
         ladder = _format_ladder(self.json_mode, schema)
         return list(enumerate(ladder))[self._rejected_formats :]
 
-    def _reject_format(self, level: int) -> None:
+    def _reject_format(self, level: int, exc: openai.APIStatusError) -> None:
         with self._flag_lock:
             self._rejected_formats = max(self._rejected_formats, level + 1)
+        _log.warning(
+            "%s rejected response_format (HTTP %s: %s); next: %s",
+            self.base_url,
+            exc.status_code,
+            self._detail(exc),
+            self.structured_mode(),
+        )
 
-    def _complete_plain(self, params: dict[str, Any]) -> Completion:
-        try:
-            return _completion(self._send(params))
-        except openai.OpenAIError as exc:
-            self._raise(exc)
+    def _send(self, params: dict[str, Any], extra: dict[str, Any]) -> ChatCompletion:
+        body = {**self.extra_body, **extra} or None
+        attempt = 0
+        while True:
+            try:
+                response: ChatCompletion = self._client.chat.completions.create(**params, extra_body=body)
+                return response
+            except openai.OpenAIError as exc:
+                shape_rejected = isinstance(exc, openai.APIStatusError) and _rejects_shape(exc, params, extra)
+                delay = None if shape_rejected else self._retry_delay(exc, attempt)
+                if delay is None:
+                    raise
+                self._wait(exc, delay, attempt)
+            attempt += 1
 
-    def _send(self, params: dict[str, Any], response_format: dict[str, Any] | None = None) -> ChatCompletion:
-        extra = {"response_format": response_format} if response_format else None
-        response: ChatCompletion = self._client.chat.completions.create(**params, extra_body=extra)
-        return response
+    def _stream_once(self, params: dict[str, Any]) -> Iterator[str]:
+        body = dict(self.extra_body) or None
+        chunks = self._client.chat.completions.create(**params, stream=True, extra_body=body)
+        with chunks:
+            for chunk in chunks:
+                delta = _delta(chunk)
+                if delta:
+                    yield delta
 
-    def _raise(self, exc: openai.OpenAIError) -> NoReturn:
-        raise self._translate(exc) from None
+    def _retry_delay(self, exc: Exception, attempt: int) -> float | None:
+        """Seconds to wait before attempt ``attempt + 2``, or ``None`` when ``exc`` is final."""
+        if attempt >= self.retry.retries or isinstance(exc, TIMEOUT_ERRORS):
+            return None
+        if isinstance(exc, openai.APIStatusError):
+            if not retryable_status(exc.status_code):
+                return None
+            delay = self.retry.delay(attempt, exc.response.headers)
+            return delay if delay <= MAX_RETRY_AFTER else None
+        if isinstance(exc, CONNECTION_ERRORS):
+            return self.retry.backoff(attempt)
+        return None
 
-    def _translate(self, exc: openai.OpenAIError) -> ModelError:
+    def _wait(self, exc: Exception, delay: float, attempt: int) -> None:
+        _log.warning(
+            "%s: %s; retry %d/%d in %.1fs",
+            self.base_url,
+            self._what(exc),
+            attempt + 1,
+            self.retry.retries,
+            delay,
+        )
+        self._sleep(delay)
+
+    def _what(self, exc: Exception) -> str:
+        if isinstance(exc, openai.APIStatusError):
+            return f"HTTP {exc.status_code} ({self._detail(exc)})"
+        return f"{type(exc).__name__} ({self._detail(exc)})"
+
+    def _completion(self, params: dict[str, Any], response: ChatCompletion) -> Completion:
+        completion = _completion(response, _prompt_chars(params))
+        _log.debug(
+            "%s %s: %d prompt + %d completion tokens, finish %s",
+            self.base_url,
+            self.model,
+            completion.usage.prompt_tokens,
+            completion.usage.completion_tokens,
+            completion.finish_reason,
+        )
+        return completion
+
+    def _raise(self, exc: Exception, *, streaming: bool = False) -> NoReturn:
+        raise self._translate(exc, streaming=streaming) from None
+
+    def _translate(self, exc: Exception, *, streaming: bool = False) -> ModelError:
         where = f"The model server at {self.base_url}"
-        detail = self._mask(_error_text(exc))
-        if isinstance(exc, openai.APITimeoutError):
+        detail = self._detail(exc)
+        if streaming:
+            return ModelError(f"{where} broke off a stream after it started ({detail}); not retried.")
+        if isinstance(exc, TIMEOUT_ERRORS):
             return ModelError(
-                f"{where} did not answer within {self.timeout:g}s: raise the timeout or use a smaller model."
+                f"{where} did not answer within {self.timeout:g}s: raise LLM_TIMEOUT or use a smaller model."
             )
-        if isinstance(exc, openai.APIConnectionError):
+        if isinstance(exc, CONNECTION_ERRORS):
             return ModelNotAvailableError(
                 f"Cannot reach the model server at {self.base_url} ({detail}): start the "
                 "server or fix the base URL (LLM_BASE_URL)."
             )
         if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
             return ModelNotAvailableError(
-                f"{where} refused the API key {mask_secret(self._api_key)} ({detail}): set "
+                f"{where} refused the API key {mask_secret(self._api_key) or '(none)'} ({detail}): set "
                 "LLM_API_KEY to a valid key for this server."
             )
         if isinstance(exc, openai.NotFoundError):
             return ModelNotAvailableError(self._not_found_message(detail))
         if isinstance(exc, openai.RateLimitError):
-            return ModelError(f"{where} is rate limiting ({detail}): wait or lower concurrency.")
+            return ModelError(f"{where} is rate limiting ({detail}): wait or raise LLM_MIN_INTERVAL_SECONDS.")
         if isinstance(exc, openai.APIStatusError):
             return ModelError(f"{where} answered HTTP {exc.status_code} ({detail}).")
         return ModelError(f"{where} sent an unusable answer ({detail}).")
@@ -198,56 +345,89 @@ class OpenAICompatModel:
         offered = ", ".join(available[:20]) or "none"
         return (
             f"The model server at {self.base_url} has no model {self.model!r} ({detail}): set "
-            f"LLM_MODEL to one it offers: {offered}."
+            f"LLM_MODEL_ID to one it offers: {offered}."
         )
+
+    def _detail(self, exc: Exception) -> str:
+        return self._mask(_error_text(exc))
 
     def _mask(self, text: str) -> str:
         if self._api_key and self._api_key in text:
-            return text.replace(self._api_key, mask_secret(self._api_key))
+            return text.replace(self._api_key, mask_secret(self._api_key) or "***")
         return text
 
 
 def _format_ladder(mode: JsonMode, schema: dict[str, Any]) -> list[dict[str, Any]]:
-    """The ``response_format`` shapes to try, richest first; none left means plain text."""
+    """The ``response_format`` shapes to try, richest first; none left means plain text.
+
+    ``json_object`` with a ``schema`` key is llama.cpp's (and llama-cpp-python's) way of asking
+    for grammar-constrained JSON; servers that do not know the key ignore it or reject it.
+    """
+    json_object: list[dict[str, Any]] = [{"type": "json_object", "schema": schema}, {"type": "json_object"}]
     if mode == "json_schema":
-        return [
-            {
-                "type": "json_schema",
-                "json_schema": {"name": "response", "schema": schema, "strict": False},
-            },
-            {"type": "json_object"},
-        ]
+        named: dict[str, Any] = {"name": "response", "schema": schema, "strict": False}
+        return [{"type": "json_schema", "json_schema": named}, *json_object]
     if mode == "json_object":
-        return [{"type": "json_object", "schema": schema}, {"type": "json_object"}]
+        return json_object
     return []
 
 
-def _rejects_format(exc: openai.APIStatusError) -> bool:
+def _format_label(response_format: dict[str, Any]) -> str:
+    kind = str(response_format.get("type"))
+    return f"{kind} + schema" if kind == "json_object" and "schema" in response_format else kind
+
+
+def _rejects_shape(exc: openai.APIStatusError, params: dict[str, Any], extra: dict[str, Any]) -> bool:
+    if "response_format" in extra and _rejects(exc, FORMAT_WORDS):
+        return True
+    return "tools" in params and _rejects(exc, TOOL_WORDS)
+
+
+def _rejects(exc: openai.APIStatusError, words: tuple[str, ...]) -> bool:
     if exc.status_code not in FORMAT_REJECTION_STATUSES:
         return False
     text = _error_text(exc).lower()
-    return any(word in text for word in FORMAT_WORDS)
+    return any(word in text for word in words)
 
 
-def _error_text(exc: openai.OpenAIError) -> str:
-    text = str(exc)
+def _tool_name(step: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", step)[:40]
+    return f"submit_{cleaned}" if cleaned else "submit"
+
+
+def _error_text(exc: Exception) -> str:
+    text = str(exc) or type(exc).__name__
     if exc.__cause__ is not None:
         text = f"{text} {exc.__cause__}"
     return text[:500]
 
 
-def _completion(response: ChatCompletion) -> Completion:
+def _completion(response: ChatCompletion, prompt_chars: int) -> Completion:
+    """The answer and its usage: the server's, or counted (characters / 4) when it sent none."""
     choice = response.choices[0] if response.choices else None
+    text = _answer_text(choice.message) if choice else ""
     usage = response.usage
-    return Completion(
-        text=(choice.message.content or "") if choice else "",
-        usage=Usage(
-            prompt_tokens=usage.prompt_tokens if usage else 0,
-            completion_tokens=usage.completion_tokens if usage else 0,
-            calls=1,
-        ),
-        finish_reason=choice.finish_reason if choice else None,
-    )
+    if usage is not None:
+        counted = Usage(usage.prompt_tokens, usage.completion_tokens, 1)
+    else:
+        counted = Usage(prompt_chars // 4, (len(text) + 3) // 4, 1)
+    return Completion(text=text, usage=counted, finish_reason=choice.finish_reason if choice else None)
+
+
+def _prompt_chars(params: dict[str, Any]) -> int:
+    return sum(len(str(m.get("content", ""))) for m in params["messages"])
+
+
+def _answer_text(message: Any) -> str:
+    """The content, or the arguments of the first tool call when the model called a tool."""
+    calls = getattr(message, "tool_calls", None) or []
+    for call in calls:
+        function = getattr(call, "function", None)
+        arguments = getattr(function, "arguments", None)
+        if isinstance(arguments, str) and arguments.strip():
+            return arguments
+    content = message.content
+    return content if isinstance(content, str) else ""
 
 
 def _delta(chunk: ChatCompletionChunk) -> str:

@@ -10,6 +10,7 @@ _UNCLOSED_THINK = re.compile(r"<think>.*\Z", re.DOTALL | re.IGNORECASE)
 _STRAY_CLOSE = re.compile(r"^.*?</think>", re.DOTALL | re.IGNORECASE)
 _TOOL_CALL = re.compile(r"\[TOOL_CALL:[^\]]*\]?", re.IGNORECASE)
 _OPEN, _CLOSE = "<think>", "</think>"
+_MARKER_OPEN, _MARKER_CLOSE = "[tool_call:", "]"
 
 
 def strip_thinking(text: str) -> str:
@@ -65,14 +66,55 @@ class ThinkFilter:
         return rest
 
 
+class ToolCallFilter:
+    """Streaming filter: feed chunks, get back text without ``[TOOL_CALL:…]`` markers.
+
+    Same contract as :func:`strip_tool_calls` over the joined text: a marker runs from
+    ``[TOOL_CALL:`` (any case) to the next ``]``, or to the end when it never closes. A possible
+    marker prefix at the end of a chunk (``"[TOOL_"``) is held back until the next chunk decides it.
+    """
+
+    def __init__(self) -> None:
+        self._buffer = ""
+        self._inside = False
+
+    def feed(self, chunk: str) -> str:
+        self._buffer += chunk
+        out: list[str] = []
+        while True:
+            if self._inside:
+                end = self._buffer.find(_MARKER_CLOSE)
+                if end < 0:
+                    self._buffer = ""
+                    return "".join(out)
+                self._buffer, self._inside = self._buffer[end + 1 :], False
+                continue
+            start = self._buffer.lower().find(_MARKER_OPEN)
+            if start >= 0:
+                out.append(self._buffer[:start])
+                self._buffer, self._inside = self._buffer[start + len(_MARKER_OPEN) :], True
+                continue
+            keep = _partial_suffix(self._buffer, _MARKER_OPEN)
+            out.append(self._buffer[: len(self._buffer) - keep])
+            self._buffer = self._buffer[len(self._buffer) - keep :]
+            return "".join(out)
+
+    def flush(self) -> str:
+        rest, self._buffer = ("" if self._inside else self._buffer), ""
+        self._inside = False
+        return rest
+
+
 def filter_stream(chunks: Iterable[str], *, strip_think: bool = True) -> Iterator[str]:
-    """Yield non-empty chunks with thinking and tool-call markers removed."""
-    think = ThinkFilter()
+    """Yield non-empty chunks with ``<think>`` blocks (unless ``strip_think`` is off) and
+    ``[TOOL_CALL:…]`` markers removed, tags and markers split across chunks included."""
+    think, markers = ThinkFilter(), ToolCallFilter()
     for chunk in chunks:
-        text = think.feed(chunk) if strip_think else chunk
+        text = markers.feed(think.feed(chunk) if strip_think else chunk)
         if text:
             yield text
-    tail = think.flush() if strip_think else ""
+    tail = markers.feed(think.flush()) if strip_think else ""
+    tail += markers.flush()
     if tail:
         yield tail
 
