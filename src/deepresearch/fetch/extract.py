@@ -144,22 +144,24 @@ def clean_title(title: str | None) -> str | None:
 
 
 def limit_text(text: str, max_chars: int) -> tuple[str, bool]:
-    """``text`` cut to ``max_chars`` characters (at a word boundary when one is near) plus
-    :data:`TRUNCATED_MARKER`, and whether it was cut."""
+    """``text`` if it fits in ``max_chars``, else its start (cut at a word boundary when one is
+    near) followed by `` [truncated]``, the whole at most ``max_chars`` long; and whether it was cut."""
     if len(text) <= max_chars:
         return text, False
-    cut = text[:max_chars]
+    room = max(max_chars - len(TRUNCATED_MARKER) - 1, 0)
+    cut = text[:room]
     boundary = cut.rfind(" ")
-    if boundary > max_chars * 0.8:
+    if boundary > room * 0.8:
         cut = cut[:boundary]
-    return f"{cut.rstrip()} {TRUNCATED_MARKER}", True
+    return f"{cut.rstrip()} {TRUNCATED_MARKER}".lstrip(), True
 
 
 def finish(found: Extracted, max_chars: int, *, truncated: bool = False) -> Extracted:
     """``found`` sanitised and cut to ``max_chars``; ``truncated`` marks input already cut short."""
     text, cut = limit_text(sanitize(found.text), max_chars)
     if truncated and not cut:
-        text = f"{text} {TRUNCATED_MARKER}".lstrip()
+        room = max(max_chars - len(TRUNCATED_MARKER) - 1, 0)
+        text = f"{text[:room].rstrip()} {TRUNCATED_MARKER}".lstrip()
     return Extracted(text=text, title=clean_title(found.title), date=found.date, truncated=cut or truncated)
 
 

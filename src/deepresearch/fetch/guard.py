@@ -99,7 +99,7 @@ async def safe_address(url: httpx.URL, policy: HostPolicy) -> str:
 
 
 async def resolve(host: str, port: int) -> list[IPAddress]:
-    """Every address ``host`` resolves to (an IP literal is its own answer); raises
+    """Every address ``host`` resolves to, IPv4 first (an IP literal is its own answer); raises
     :class:`FetchError` when it resolves to nothing."""
     literal = _address(host.strip("[]"))
     if literal is not None:
@@ -113,7 +113,7 @@ async def resolve(host: str, port: int) -> list[IPAddress]:
     addresses = list(dict.fromkeys(a for a in found if a is not None))
     if not addresses:
         raise FetchError(f"cannot resolve {host}: no usable address")
-    return addresses
+    return sorted(addresses, key=lambda address: address.version)
 
 
 def _address(text: str) -> IPAddress | None:

@@ -11,6 +11,7 @@ from deepresearch.citations import Source
 from deepresearch.errors import ModelError, ModelNotAvailableError, SearchError
 from deepresearch.events import event
 from deepresearch.extractive import extractive_points, render_points
+from deepresearch.fetch import PageFetcher, read_hits
 from deepresearch.graph.context import ResearchContext
 from deepresearch.graph.state import ResearchState, TaskInput, TodoItem
 from deepresearch.llm.thinking import clean_model_text, filter_stream
@@ -41,6 +42,9 @@ def _search_task(inp: TaskInput, runtime: Runtime[ResearchContext]) -> dict[str,
         hits = ctx.search.search(task.query, limit=ctx.settings.max_results_per_query)
     except SearchError as exc:
         hits, notices = [], [f"task {task.id}: search failed for {task.query!r}: {exc}"]
+    if ctx.settings.fetch_full_page:
+        hits, unread = read_hits(hits, PageFetcher.from_settings(ctx.settings))
+        notices += [f"task {task.id}: {notice}" for notice in unread]
     limit = ctx.settings.max_tokens_per_source * 4
     sources = [_source(hit, task, inp["round"], limit) for hit in hits]
     task = task.model_copy(update={"queries": [*task.queries, task.query], "status": "in_progress"})
