@@ -7,12 +7,14 @@ plug in here — otherwise they are built from :class:`Settings`.
 
 from __future__ import annotations
 
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack
 from typing import Any
 
+from deepresearch.durable import Durability
 from deepresearch.errors import DeepResearchError, InvalidQuestionError, ResearchCancelledError
 from deepresearch.events import Event
 from deepresearch.graph.builder import build_graph
@@ -21,7 +23,7 @@ from deepresearch.llm.base import ChatModel
 from deepresearch.llm.metered import MeteredModel
 from deepresearch.notes import NoteStore
 from deepresearch.result import NoteRef, ResearchResult
-from deepresearch.runs import RunFolder, RunStore
+from deepresearch.runs import RUN_FILE, RunFolder, RunStore
 from deepresearch.search.base import SearchBackend
 from deepresearch.settings import Settings
 from deepresearch.text import language_of
@@ -35,17 +37,23 @@ def research_stream(
     settings: Settings | None = None,
     model: ChatModel | None = None,
     search: SearchBackend | None = None,
+    cancel: threading.Event | None = None,
+    durable: Durability | None = None,
     **overrides: Any,
 ) -> Iterator[Event]:
     """Validate now (bad input raises here), then yield the run's events; the last is ``done``
-    (its ``data["result"]`` is the full result) or ``error``."""
+    (its ``data["result"]`` is the full result) or ``error``.
+
+    Setting ``cancel`` stops the run at its next step with an ``error`` event (``cancelled: true``).
+    ``durable`` checkpoints the run (see :mod:`deepresearch.durable`) or resumes a checkpointed one.
+    """
     resolved = (
         (settings or Settings.load()).with_overrides(**overrides)
         if overrides
         else (settings or Settings.load())
     )
     cleaned, notices = validate_question(question, resolved.max_question_chars)
-    return _run(cleaned, resolved, model, search, notices)
+    return _run(cleaned, resolved, model, search, notices, cancel, durable)
 
 
 def research(
@@ -87,13 +95,15 @@ def _run(
     model: ChatModel | None,
     search: SearchBackend | None,
     notices: list[str],
+    cancel: threading.Event | None = None,
+    durable: Durability | None = None,
 ) -> Iterator[Event]:
     counter = _Counter()
     run: RunFolder | None = None
     started = time.perf_counter()
     with ExitStack() as stack:
         try:
-            run, removed = _open_run(question, settings)
+            run, removed = _open_run(question, settings, durable)
             if removed:
                 notices.append(
                     f"removed {removed} run folder(s) older than "
@@ -103,10 +113,12 @@ def _run(
                 "status", step="start", message="Starting research", question=question, run_dir=str(run.path)
             )
             setup: list[str] = []
-            context = _build_context(settings, model, search, stack, setup)
+            context = _build_context(settings, model, search, stack, setup, cancel)
             for message in setup:
                 yield counter.make("status", step="setup", message=message)
-            for ev in _drive(question, settings, context, notices, setup, counter, run, started):
+            if durable is not None and durable.resume:
+                yield counter.make("status", step="resume", message="Resuming from the last checkpoint")
+            for ev in _drive(question, settings, context, notices, setup, counter, run, started, durable):
                 run.append_jsonl("events.jsonl", ev.as_dict())
                 yield ev
         except ResearchCancelledError as exc:
@@ -128,12 +140,13 @@ def _drive(
     counter: _Counter,
     run: RunFolder,
     started: float,
+    durable: Durability | None = None,
 ) -> Iterator[Event]:
-    graph = build_graph()
+    graph = build_graph(checkpointer=durable.checkpointer if durable else None)
     state: dict[str, Any] = {}
     first_event: float | None = None
     conclusion: NoteRef | None = None
-    inputs = {
+    inputs: dict[str, Any] | None = {
         "question": question,
         "language": language_of(question),
         "notices": list(notices),
@@ -142,7 +155,10 @@ def _drive(
     config = {
         "max_concurrency": settings.task_concurrency + 2,
         "recursion_limit": 20 + 8 * settings.max_web_research_loops,
+        **(durable.config if durable else {}),
     }
+    if durable is not None and durable.resume:
+        inputs = None
     for mode, chunk in graph.stream(inputs, config=config, context=context, stream_mode=["custom", "values"]):
         if mode == "values":
             state = chunk
@@ -154,6 +170,8 @@ def _drive(
         yield counter.make(
             chunk["type"], task_id=chunk.get("task_id"), step=chunk.get("step"), **chunk["data"]
         )
+    if durable is not None:
+        state = dict(graph.get_state(config).values)
     result = _result(state, context, run, time.perf_counter() - started, first_event, conclusion)
     result.notices = [*setup, *result.notices]
     _write_run(run, state, result)
@@ -166,6 +184,7 @@ def _build_context(
     search: SearchBackend | None,
     stack: ExitStack,
     setup: list[str],
+    cancel: threading.Event | None = None,
 ) -> ResearchContext:
     if model is None:
         from deepresearch.llm.factory import build_model
@@ -177,10 +196,18 @@ def _build_context(
         search, close = build_search(settings, notice=setup.append)
         stack.callback(close)
     notes = NoteStore(settings.resolved_notes_workspace) if settings.enable_notes else None
-    return ResearchContext(settings=settings, model=MeteredModel(model), search=search, notes=notes)
+    return ResearchContext(
+        settings=settings,
+        model=MeteredModel(model),
+        search=search,
+        notes=notes,
+        cancelled=cancel if cancel is not None else threading.Event(),
+    )
 
 
-def _open_run(question: str, settings: Settings) -> tuple[RunFolder, int]:
+def _open_run(question: str, settings: Settings, durable: Durability | None = None) -> tuple[RunFolder, int]:
+    if durable is not None and durable.run_dir is not None and (durable.run_dir / RUN_FILE).is_file():
+        return RunFolder(durable.run_dir), 0
     store = RunStore(settings.resolved_runs_workspace)
     removed = store.cleanup(settings.research_run_retention_days)
     return store.create(question), len(removed)
