@@ -1,21 +1,30 @@
-"""Turn files into documents: Markdown, plain text and JSON Lines.
+"""Turn files into documents: Markdown, plain text, JSON Lines, HTML, PDF and Word (.docx).
 
 Loaders are pure: they take a path (for naming) and the file's bytes, and return documents plus
 the number of records they had to skip. They never raise on bad content; a JSONL line that is
-not an object with a non-empty string ``text`` is skipped and counted.
+not an object with a non-empty string ``text`` is skipped and counted, and so is an HTML, PDF or
+.docx file that cannot be parsed. HTML, PDF and .docx text is sanitised like fetched pages (no
+``[TOOL_CALL:…]`` markers or prompt tags). Reading .docx needs the ``docs`` extra; without it
+:class:`~deepresearch.errors.ConfigurationError` says how to install it.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
+import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
-SUPPORTED_SUFFIXES = frozenset({".md", ".txt", ".jsonl"})
+from deepresearch.errors import ConfigurationError, FetchError
+from deepresearch.fetch.extract import Extracted, clean_title, extract_html, extract_pdf, sanitize
+
+SUPPORTED_SUFFIXES = frozenset({".md", ".txt", ".jsonl", ".html", ".htm", ".pdf", ".docx"})
 
 _ATX_H1 = re.compile(r"^#[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -60,9 +69,14 @@ def iter_supported_files(root: Path) -> Iterator[Path]:
 
 def load_file(path: Path, data: bytes) -> LoadedFile:
     """Load ``data`` (the content of ``path``) with the loader its suffix selects."""
-    loader = _LOADERS.get(path.suffix.lower())
+    suffix = path.suffix.lower()
+    binary = _BINARY_LOADERS.get(suffix)
+    if binary is not None:
+        return binary(path, data)
+    loader = _LOADERS.get(suffix)
     if loader is None:
-        raise ValueError(f"unsupported file type {path.suffix!r}; supported: .md, .txt, .jsonl")
+        supported = ", ".join(sorted(SUPPORTED_SUFFIXES))
+        raise ValueError(f"unsupported file type {path.suffix!r}; supported: {supported}")
     return loader(path, _decode(data))
 
 
@@ -90,6 +104,40 @@ def load_jsonl(path: Path, text: str) -> LoadedFile:
         else:
             documents.append(document)
     return LoadedFile(documents, bad)
+
+
+def load_html(path: Path, data: bytes) -> LoadedFile:
+    """One document: the page's main text (navigation and footers left out), titled by its
+    ``<title>`` or the file stem."""
+    return _extracted(path, extract_html(data))
+
+
+def load_pdf(path: Path, data: bytes) -> LoadedFile:
+    """One document: the text of every page, titled by the PDF's title or the file stem; a
+    damaged or encrypted PDF is one skipped record."""
+    try:
+        found = extract_pdf(data)
+    except FetchError:
+        return LoadedFile(bad_records=1)
+    return _extracted(path, found)
+
+
+def load_docx(path: Path, data: bytes) -> LoadedFile:
+    """One document: paragraphs and table cells in order, titled by the core ``title`` property,
+    else the first heading, else the file stem; an unreadable file is one skipped record."""
+    try:
+        import docx
+        from docx.opc.exceptions import OpcError
+        from lxml.etree import LxmlError
+    except ImportError as exc:
+        raise ConfigurationError(
+            "reading .docx files needs python-docx: pip install 'deepresearch[docs]'"
+        ) from exc
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except (OpcError, zipfile.BadZipFile, LxmlError, KeyError, ValueError):
+        return LoadedFile(bad_records=1)
+    return _extracted(path, Extracted(text=_docx_text(document), title=_docx_title(document)))
 
 
 def parse_record(line: str, fallback_id: str) -> Document | None:
@@ -140,6 +188,29 @@ def _single(path: Path, title: str, text: str) -> LoadedFile:
     return LoadedFile([Document(doc_id=str(path), title=title, text=text)])
 
 
+def _extracted(path: Path, found: Extracted) -> LoadedFile:
+    return _single(path, clean_title(found.title) or path.stem, sanitize(found.text))
+
+
+def _docx_text(document: Any) -> str:
+    parts = [paragraph.text for paragraph in document.paragraphs]
+    for table in document.tables:
+        for row in table.rows:
+            parts.append(" | ".join(cell.text for cell in row.cells))
+    return "\n\n".join(part for part in parts if part.strip())
+
+
+def _docx_title(document: Any) -> str | None:
+    title = document.core_properties.title
+    if isinstance(title, str) and title.strip():
+        return title
+    for paragraph in document.paragraphs:
+        style = (paragraph.style.name if paragraph.style is not None else "") or ""
+        if paragraph.text.strip() and style.startswith(("Title", "Heading")):
+            return str(paragraph.text)
+    return None
+
+
 def _decode(data: bytes) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
@@ -148,4 +219,10 @@ _LOADERS: dict[str, Callable[[Path, str], LoadedFile]] = {
     ".md": load_markdown,
     ".txt": load_text,
     ".jsonl": load_jsonl,
+}
+_BINARY_LOADERS: dict[str, Callable[[Path, bytes], LoadedFile]] = {
+    ".html": load_html,
+    ".htm": load_html,
+    ".pdf": load_pdf,
+    ".docx": load_docx,
 }
