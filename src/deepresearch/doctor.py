@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-
-import httpx
+from typing import TYPE_CHECKING
 
 from deepresearch.errors import ConfigurationError, DeepResearchError
-from deepresearch.settings import Settings, mask_secret
+from deepresearch.settings import Settings
+
+if TYPE_CHECKING:
+    from deepresearch.llm.presets import ServerConfig
+    from deepresearch.llm.serverinfo import ServerModels
 
 
 @dataclass(frozen=True)
@@ -25,29 +27,55 @@ class Check:
         return asdict(self)
 
 
-def run_checks(settings: Settings) -> list[Check]:
-    checks: list[Callable[[Settings], Check]] = [_provider, _model, _index, _workspaces]
-    return [check(settings) for check in checks]
+MIN_CONTEXT_TOKENS = 4096
+"""Enough for the longest prompt sent (the report: 8 sources x 1,500 characters) and its answer."""
+
+
+def run_checks(settings: Settings, *, probe: bool = True) -> list[Check]:
+    """Provider, model, structured output, context window, search index and workspaces.
+
+    With ``probe`` (the default, for ``deepresearch doctor``) one tiny structured call tells which
+    constrained decoding the server accepts; a readiness endpoint polled often passes ``False``.
+    """
+    return [_provider(settings), *_model_checks(settings, probe), _index(settings), _workspaces(settings)]
 
 
 def _provider(settings: Settings) -> Check:
     if settings.llm_provider == "embedded":
         name = str(settings.embedded_model_path or settings.embedded_model)
-        return Check("provider", True, f"embedded (in-process llama.cpp), model {name}")
-    from deepresearch.llm.factory import server_endpoint
+        return Check("provider", True, f"embedded (in-process llama.cpp), model {name}{_roles(settings)}")
+    from deepresearch.llm.presets import server_config
 
     try:
-        base_url, key = server_endpoint(settings)
+        config = server_config(settings)
     except ConfigurationError as exc:
         return Check("provider", False, settings.llm_provider, str(exc))
-    model = settings.resolved_model_id() or "(no model set)"
-    detail = f"{settings.llm_provider} at {base_url}, key {mask_secret(key) or 'none'}, model {model}"
-    return Check("provider", True, detail)
+    return Check("provider", True, f"{config.describe()}{_roles(settings)}")
 
 
-def _model(settings: Settings) -> Check:
-    if settings.llm_provider != "embedded":
-        return _server_answers(settings)
+def _roles(settings: Settings) -> str:
+    from deepresearch.llm.factory import role_models
+
+    chosen = role_models(settings)
+    return "; per role: " + ", ".join(f"{r}={m}" for r, m in chosen.items()) if chosen else ""
+
+
+def _model_checks(settings: Settings, probe: bool) -> list[Check]:
+    if settings.llm_provider == "embedded":
+        model = _embedded_model(settings)
+        if not model.ok:
+            return [model]
+        return [model, _embedded_structured(), _embedded_context(settings)]
+    from deepresearch.llm.presets import server_config
+
+    try:
+        config = server_config(settings)
+    except ConfigurationError as exc:
+        return [Check("model", False, "no server configured", str(exc))]
+    return _server_checks(settings, config, probe)
+
+
+def _embedded_model(settings: Settings) -> Check:
     if importlib.util.find_spec("llama_cpp") is None:
         return Check(
             "model",
@@ -73,26 +101,101 @@ def _model(settings: Settings) -> Check:
     return Check("model", True, f"{settings.embedded_model}: {path} ({path.stat().st_size // 2**20} MB)")
 
 
-def _server_answers(settings: Settings) -> Check:
-    from deepresearch.llm.factory import server_endpoint
+def _embedded_structured() -> Check:
+    return Check("structured", True, "constrained decoding: llama.cpp grammar from each step's JSON schema")
 
-    try:
-        base_url, key = server_endpoint(settings)
-    except ConfigurationError as exc:
-        return Check("model", False, "no server configured", str(exc))
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
-    try:
-        response = httpx.get(f"{base_url}/models", headers=headers, timeout=5.0)
-    except httpx.HTTPError as exc:
+
+def _embedded_context(settings: Settings) -> Check:
+    tokens = settings.embedded_n_ctx
+    detail = f"{tokens} tokens (EMBEDDED_N_CTX); longer prompts are cut in the middle, never rejected"
+    return Check("context", True, detail)
+
+
+def _server_checks(settings: Settings, config: ServerConfig, probe: bool) -> list[Check]:
+    from deepresearch.llm.serverinfo import list_models
+
+    models = list_models(config)
+    answers = _server_answers(config, models)
+    if not answers.ok:
+        return [answers]
+    checks = [answers]
+    if probe:
+        checks.append(_structured(settings, config))
+    checks.append(_context(settings, config, models))
+    return checks
+
+
+def _server_answers(config: ServerConfig, models: ServerModels) -> Check:
+    url = f"{config.base_url}/models"
+    if models.status == 0:
         return Check(
             "model",
             False,
-            f"{base_url} does not answer ({type(exc).__name__})",
+            f"{config.base_url} does not answer ({models.error})",
             "start the server or fix LLM_BASE_URL / OLLAMA_BASE_URL / LMSTUDIO_BASE_URL",
         )
-    ok = response.status_code < 400
-    fix = "" if ok else "check LLM_API_KEY and LLM_MODEL_ID"
-    return Check("model", ok, f"{base_url}/models answered {response.status_code}", fix)
+    if not models.answered:
+        return Check("model", False, f"{url} answered {models.status}", "check LLM_API_KEY and LLM_BASE_URL")
+    offered = models.ids()
+    if not offered or config.model in offered:
+        return Check("model", True, f"{url} answered {models.status}; model {config.model} is served")
+    listing = ", ".join(offered[:10])
+    if config.provider == "custom":
+        detail = (
+            f"{url} answered; {config.model} is not listed ({listing}); single-model servers ignore the name"
+        )
+        return Check("model", True, detail)
+    return Check(
+        "model", False, f"{config.model} is not served; offered: {listing}", "set LLM_MODEL_ID to one of them"
+    )
+
+
+def _structured(settings: Settings, config: ServerConfig) -> Check:
+    from deepresearch.llm.openai_compat import OpenAICompatModel
+
+    model = OpenAICompatModel(
+        base_url=config.base_url,
+        api_key=config.api_key,
+        model=config.model,
+        timeout=min(settings.llm_timeout, 60.0),
+        max_retries=0,
+        json_mode=config.json_mode,
+        tool_calling=settings.use_tool_calling,
+        extra_body=config.extra_body,
+    )
+    try:
+        mode = model.probe_structured()
+    except DeepResearchError as exc:
+        return Check("structured", False, f"a one-line test call failed: {exc}", "see the model check")
+    finally:
+        model.close()
+    if mode == "none":
+        detail = "no constrained decoding accepted: prompt-only JSON, then extraction, repair and one retry"
+        return Check("structured", True, detail, "use a server that supports response_format")
+    return Check("structured", True, f"constrained decoding: {mode}")
+
+
+def _context(settings: Settings, config: ServerConfig, models: ServerModels) -> Check:
+    from deepresearch.llm.serverinfo import context_window
+
+    window = context_window(config, models)
+    wanted = config.context_window or MIN_CONTEXT_TOKENS
+    if window.tokens is None:
+        asked = f"; asked for {config.context_window} (OLLAMA_NUM_CTX)" if config.context_window else ""
+        return Check("context", True, f"unknown: {window.source}{asked}")
+    detail = f"{window.tokens} tokens ({window.source})"
+    if window.tokens >= wanted:
+        return Check("context", True, detail)
+    return Check("context", False, f"{detail}, below the {wanted} needed", _context_fix(config, wanted))
+
+
+def _context_fix(config: ServerConfig, wanted: int) -> str:
+    if config.provider == "ollama":
+        return (
+            f"start Ollama with OLLAMA_CONTEXT_LENGTH={wanted} (its /v1 endpoint may ignore "
+            f"options.num_ctx), or add PARAMETER num_ctx {wanted} to the model's Modelfile"
+        )
+    return f"start the server with a context of at least {wanted} tokens (e.g. llama.cpp --ctx-size {wanted})"
 
 
 def _index(settings: Settings) -> Check:

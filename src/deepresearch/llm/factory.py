@@ -1,43 +1,64 @@
-"""Building the configured model. Server presets are configuration over one OpenAI-compatible client."""
+"""Building the configured model, with its wrappers, from one Settings object.
+
+``build_model(settings)`` returns one ChatModel; the graph never sees what is inside:
+
+* a leaf per distinct model: :class:`OpenAICompatModel` from the provider preset
+  (:mod:`deepresearch.llm.presets`) or the in-process :class:`EmbeddedModel`;
+* around each leaf, :class:`PacedModel` when ``LLM_MIN_INTERVAL_SECONDS`` > 0 (one gate for the
+  whole process), then :class:`CachedModel` when ``LLM_CACHE`` is ``read`` or ``readwrite`` (so
+  hits skip the pacing);
+* over them, :class:`StepRouter` when ``PLANNER_MODEL`` / ``SUMMARIZER_MODEL`` / ``JUDGE_MODEL`` /
+  ``WRITER_MODEL`` name models other than the default.
+
+For a server provider a role model is a model id on the same server; for ``embedded`` it is a
+known embedded model name (``smollm2``, ``gemma3``) or a path to a GGUF file.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
-from deepresearch.errors import ConfigurationError
 from deepresearch.llm.base import ChatModel
+from deepresearch.llm.presets import server_config, server_endpoint
 from deepresearch.settings import Settings
+
+__all__ = ["build_model", "default_threads", "role_models", "server_endpoint"]
+
+ROLE_SETTINGS = {
+    "planner": "planner_model",
+    "summarizer": "summarizer_model",
+    "judge": "judge_model",
+    "writer": "writer_model",
+}
 
 
 def build_model(settings: Settings) -> ChatModel:
-    if settings.llm_provider == "embedded":
-        return _embedded(settings)
-    from deepresearch.llm.openai_compat import OpenAICompatModel
+    """The model a research run uses, built from ``settings`` now (raises ConfigurationError or
+    ModelNotAvailableError with the fix when a setting is missing or wrong)."""
+    leaf = _embedded_leaf if settings.llm_provider == "embedded" else _server_leaf
+    built: dict[str | None, ChatModel] = {}
 
-    base_url, api_key = server_endpoint(settings)
-    model = settings.resolved_model_id()
-    if not model:
-        raise ConfigurationError(
-            f"LLM_PROVIDER={settings.llm_provider} needs a model name: set LLM_MODEL_ID (or LOCAL_LLM)"
-        )
-    return OpenAICompatModel(base_url=base_url, api_key=api_key, model=model, timeout=settings.llm_timeout)
+    def model(name: str | None) -> ChatModel:
+        if name not in built:
+            built[name] = _wrapped(settings, *leaf(settings, name))
+        return built[name]
+
+    default = model(None)
+    by_role = {role: model(name) for role, name in role_models(settings).items()}
+    if not by_role:
+        return default
+    from deepresearch.llm.router import StepRouter
+
+    return StepRouter(default, by_role)
 
 
-def server_endpoint(settings: Settings) -> tuple[str, str | None]:
-    """The base URL (with ``/v1``) and API key a provider preset resolves to."""
-    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
-    if settings.llm_provider == "ollama":
-        url = settings.ollama_base_url.rstrip("/")
-        return (url if url.endswith("/v1") else f"{url}/v1"), key or "ollama"
-    if settings.llm_provider == "lmstudio":
-        return settings.lmstudio_base_url.rstrip("/"), key or "lm-studio"
-    if settings.llm_provider == "openai" and not settings.llm_base_url:
-        return "https://api.openai.com/v1", key
-    if not settings.llm_base_url:
-        raise ConfigurationError(
-            "LLM_PROVIDER=custom needs LLM_BASE_URL (e.g. http://127.0.0.1:8000/v1) and LLM_MODEL_ID"
-        )
-    return settings.llm_base_url.rstrip("/"), key
+def role_models(settings: Settings) -> dict[str, str]:
+    """The roles that have their own model, and the model each names."""
+    chosen = {role: getattr(settings, field) for role, field in ROLE_SETTINGS.items()}
+    return {role: str(name) for role, name in chosen.items() if name}
 
 
 def default_threads() -> int:
@@ -46,11 +67,76 @@ def default_threads() -> int:
     return max(1, (os.cpu_count() or 2) // 2)
 
 
-def _embedded(settings: Settings) -> ChatModel:
-    from deepresearch.llm.embedded import EmbeddedModel
+Leaf = tuple[ChatModel, dict[str, Any]]
+
+
+def _server_leaf(settings: Settings, name: str | None) -> Leaf:
+    from deepresearch.llm.openai_compat import OpenAICompatModel
+
+    config = server_config(settings, name)
+    model = OpenAICompatModel(
+        base_url=config.base_url,
+        api_key=config.api_key,
+        model=config.model,
+        timeout=settings.llm_timeout,
+        temperature=settings.llm_temperature,
+        max_retries=settings.llm_max_retries,
+        json_mode=config.json_mode,
+        tool_calling=settings.use_tool_calling,
+        extra_body=config.extra_body,
+    )
+    return model, config.identity(settings)
+
+
+def _embedded_leaf(settings: Settings, name: str | None) -> Leaf:
+    from deepresearch.llm.embedded import EMBEDDED_MODELS, EmbeddedModel
 
     n_ctx, n_threads = settings.embedded_n_ctx, settings.embedded_threads or default_threads()
-    if settings.embedded_model_path is not None:
-        path = settings.embedded_model_path.expanduser()
-        return EmbeddedModel(path, n_ctx=n_ctx, n_threads=n_threads)
-    return EmbeddedModel.from_name(settings.embedded_model, n_ctx=n_ctx, n_threads=n_threads)
+    options: dict[str, Any] = {
+        "n_ctx": n_ctx,
+        "n_threads": n_threads,
+        "temperature": settings.llm_temperature,
+    }
+    path = _embedded_path(settings, name, set(EMBEDDED_MODELS))
+    model = (
+        EmbeddedModel(path, **options)
+        if path is not None
+        else EmbeddedModel.from_name(name or settings.embedded_model, **options)
+    )
+    identity = {
+        "provider": "embedded",
+        "model": model.name,
+        "n_ctx": n_ctx,
+        **_file_identity(model.model_path),
+    }
+    return model, {**identity, "temperature": settings.llm_temperature}
+
+
+def _embedded_path(settings: Settings, name: str | None, known: set[str]) -> Path | None:
+    if name is not None:
+        return None if name in known else Path(name).expanduser()
+    return settings.embedded_model_path.expanduser() if settings.embedded_model_path else None
+
+
+def _file_identity(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    stat = path.stat()
+    return {"file": str(path), "size": stat.st_size, "mtime": int(stat.st_mtime)}
+
+
+def _wrapped(settings: Settings, model: ChatModel, identity: dict[str, Any]) -> ChatModel:
+    wrappers: list[Callable[[ChatModel], ChatModel]] = []
+    if settings.llm_min_interval_seconds > 0:
+        from deepresearch.llm.pacing import PacedModel
+
+        wrappers.append(lambda inner: PacedModel(inner, settings.llm_min_interval_seconds))
+    if settings.llm_cache != "off":
+        from deepresearch.llm.cache import CachedModel, CacheMode
+
+        directory = settings.cache_dir / "llm"
+        mode: CacheMode = "read" if settings.llm_cache == "read" else "readwrite"
+        wrappers.append(lambda inner: CachedModel(inner, directory, mode=mode, identity=identity))
+    for wrap in wrappers:
+        model = wrap(model)
+    return model

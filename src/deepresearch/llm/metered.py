@@ -1,21 +1,45 @@
-"""Usage accounting around any ChatModel: tokens and calls, per step and in total."""
+"""Usage accounting around any ChatModel: tokens and calls per call, per step and in total.
+
+Completions carry the server's usage (or a count when the server sent none); streams are
+counted by characters / 4. Each call is also logged at DEBUG on ``deepresearch.llm.usage``.
+"""
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Iterator
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from deepresearch.llm.base import ChatModel, Completion, Message, Usage
+from deepresearch.llm.router import StepRouter
+
+_log = logging.getLogger("deepresearch.llm.usage")
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One model call as accounted: which step, which model, what it cost, how long it took."""
+
+    step: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    cached: bool = False
+    streamed: bool = False
 
 
 class MeteredModel:
-    """Wraps a model; counts usage per step (streams are counted by characters / 4)."""
+    """Wraps a model; counts usage per call and per step (streams by characters / 4)."""
 
     def __init__(self, inner: ChatModel) -> None:
         self.inner = inner
         self.name = inner.name
         self.by_step: dict[str, Usage] = {}
+        self.calls: list[CallRecord] = []
         self._lock = threading.Lock()
 
     def complete(
@@ -26,22 +50,45 @@ class MeteredModel:
         schema: dict[str, Any] | None = None,
         max_tokens: int = 512,
     ) -> Completion:
+        started = time.perf_counter()
         completion = self.inner.complete(messages, step=step, schema=schema, max_tokens=max_tokens)
         usage = completion.usage
         if usage.calls == 0:
-            usage = Usage(usage.prompt_tokens, usage.completion_tokens, 1)
-        self._record(step, usage)
+            usage = Usage(usage.prompt_tokens, usage.completion_tokens, 1, usage.cached)
+        model = completion.model or self._model_name(step)
+        self._record(
+            step,
+            usage,
+            CallRecord(
+                step or "other",
+                model,
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                round(time.perf_counter() - started, 3),
+                cached=bool(usage.cached),
+            ),
+        )
         return completion
 
     def stream(self, messages: list[Message], *, step: str = "", max_tokens: int = 512) -> Iterator[str]:
-        produced = 0
+        produced, started = 0, time.perf_counter()
         try:
             for chunk in self.inner.stream(messages, step=step, max_tokens=max_tokens):
                 produced += len(chunk)
                 yield chunk
         finally:
             prompt = sum(len(m.content) for m in messages) // 4
-            self._record(step, Usage(prompt, max(1, produced // 4) if produced else 0, 1))
+            usage = Usage(prompt, max(1, produced // 4) if produced else 0, 1)
+            seconds = round(time.perf_counter() - started, 3)
+            record = CallRecord(
+                step or "other",
+                self._model_name(step),
+                prompt,
+                usage.completion_tokens,
+                seconds,
+                streamed=True,
+            )
+            self._record(step, usage, record)
 
     def total(self) -> Usage:
         total = Usage()
@@ -51,10 +98,26 @@ class MeteredModel:
         return total
 
     def as_dict(self) -> dict[str, Any]:
+        """Totals, ``by_step`` and ``per_call`` (one record per call, in order; JSON-safe)."""
         with self._lock:
             steps = {step: usage.as_dict() for step, usage in self.by_step.items()}
-        return {**self.total().as_dict(), "by_step": steps}
+            calls = [asdict(call) for call in self.calls]
+        return {**self.total().as_dict(), "by_step": steps, "per_call": calls}
 
-    def _record(self, step: str, usage: Usage) -> None:
+    def _model_name(self, step: str) -> str:
+        inner = self.inner
+        return inner.model_for(step).name if isinstance(inner, StepRouter) else inner.name
+
+    def _record(self, step: str, usage: Usage, call: CallRecord) -> None:
         with self._lock:
             self.by_step.setdefault(step or "other", Usage()).add(usage)
+            self.calls.append(call)
+        _log.debug(
+            "%s via %s: %d prompt + %d completion tokens in %.2fs%s",
+            call.step,
+            call.model,
+            call.prompt_tokens,
+            call.completion_tokens,
+            call.seconds,
+            " (cached)" if call.cached else "",
+        )

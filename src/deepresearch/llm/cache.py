@@ -1,0 +1,128 @@
+"""An on-disk cache of model calls (``LLM_CACHE=read|readwrite``), so re-running costs nothing.
+
+A call's key is the SHA-256 of the full request: the model's identity (provider, base URL, model,
+temperature, structured-output mode, ... as the factory describes it), whether it streams, the
+messages, the schema and ``max_tokens``. One JSON file per key under ``directory``; writes are
+atomic (a temporary file renamed), so parallel runs never read half a file. A file that cannot be
+read is a miss; a file that cannot be written is logged and skipped, never a failed run. Empty
+answers and streams that did not finish are not kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from deepresearch.llm.base import ChatModel, Completion, Message, Usage
+
+CacheMode = Literal["read", "readwrite"]
+_log = logging.getLogger("deepresearch.llm.cache")
+
+
+def request_key(identity: Mapping[str, Any], kind: str, request: Mapping[str, Any]) -> str:
+    """The cache key of one request: stable across runs and processes."""
+    payload = json.dumps(
+        {"identity": dict(identity), "kind": kind, **request}, sort_keys=True, ensure_ascii=False
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class CachedModel:
+    """Wraps a model; answers repeated requests from ``directory``. A hit costs no tokens."""
+
+    def __init__(
+        self,
+        inner: ChatModel,
+        directory: Path,
+        *,
+        mode: CacheMode = "readwrite",
+        identity: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.directory = Path(directory)
+        self.mode: CacheMode = mode
+        self.identity = dict(identity or {"model": inner.name})
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        step: str = "",
+        schema: dict[str, Any] | None = None,
+        max_tokens: int = 512,
+    ) -> Completion:
+        key = self._key("complete", messages, schema, max_tokens)
+        stored = self._read(key)
+        if stored is not None:
+            return Completion(
+                text=str(stored["text"]),
+                usage=Usage(calls=1, cached=1),
+                finish_reason=stored.get("finish_reason"),
+                model=str(stored.get("model") or ""),
+            )
+        completion = self.inner.complete(messages, step=step, schema=schema, max_tokens=max_tokens)
+        if completion.text:
+            record = {"text": completion.text, "finish_reason": completion.finish_reason}
+            self._write(key, {**record, "model": completion.model or self.inner.name})
+        return completion
+
+    def stream(self, messages: list[Message], *, step: str = "", max_tokens: int = 512) -> Iterator[str]:
+        key = self._key("stream", messages, None, max_tokens)
+        stored = self._read(key)
+        if stored is not None:
+            yield from (str(chunk) for chunk in stored["chunks"])
+            return
+        chunks: list[str] = []
+        for chunk in self.inner.stream(messages, step=step, max_tokens=max_tokens):
+            chunks.append(chunk)
+            yield chunk
+        if chunks:
+            self._write(key, {"chunks": chunks, "model": self.inner.name})
+
+    def path_for(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def _key(self, kind: str, messages: list[Message], schema: dict[str, Any] | None, max_tokens: int) -> str:
+        request = {"messages": [m.as_dict() for m in messages], "schema": schema, "max_tokens": max_tokens}
+        return request_key(self.identity, kind, request)
+
+    def _read(self, key: str) -> dict[str, Any] | None:
+        path = self.path_for(key)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            _log.warning("ignoring unreadable cache entry %s (%s)", path, exc)
+            return None
+        if not isinstance(data, dict) or ("text" not in data and "chunks" not in data):
+            return None
+        _log.debug("cache hit %s", key[:12])
+        return data
+
+    def _write(self, key: str, record: dict[str, Any]) -> None:
+        if self.mode != "readwrite":
+            return
+        path = self.path_for(key)
+        try:
+            _write_atomically(path, json.dumps(record, ensure_ascii=False))
+        except OSError as exc:
+            _log.warning("could not write the model cache entry %s (%s)", path, exc)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".part")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    finally:
+        Path(temporary).unlink(missing_ok=True)

@@ -1,0 +1,57 @@
+"""Separate models per role: a cheap one for summaries, a strong one for the report.
+
+Roles and the steps they serve: ``planner`` → role, plan, queries; ``summarizer`` → summarize;
+``judge`` → judge; ``writer`` → report, answer. A step of no role, or of a role without its own
+model, goes to the default model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from typing import Any
+
+from deepresearch.llm.base import ChatModel, Completion, Message
+
+ROLE_STEPS: Mapping[str, tuple[str, ...]] = {
+    "planner": ("role", "plan", "queries"),
+    "summarizer": ("summarize",),
+    "judge": ("judge",),
+    "writer": ("report", "answer"),
+}
+STEP_ROLES: Mapping[str, str] = {step: role for role, steps in ROLE_STEPS.items() for step in steps}
+
+
+class StepRouter:
+    """A ChatModel that hands each call to the model of its step's role (see :data:`ROLE_STEPS`).
+
+    ``by_role`` maps role names to models; unknown role names are an error, so a typo in a
+    setting does not silently route nothing. Completions name the model that wrote them.
+    """
+
+    def __init__(self, default: ChatModel, by_role: Mapping[str, ChatModel]) -> None:
+        unknown = sorted(set(by_role) - set(ROLE_STEPS))
+        if unknown:
+            raise ValueError(f"unknown role(s) {unknown}: use {sorted(ROLE_STEPS)}")
+        self.default = default
+        self.by_role = dict(by_role)
+        self.name = default.name
+
+    def model_for(self, step: str) -> ChatModel:
+        role = STEP_ROLES.get(step)
+        return self.by_role.get(role, self.default) if role else self.default
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        step: str = "",
+        schema: dict[str, Any] | None = None,
+        max_tokens: int = 512,
+    ) -> Completion:
+        model = self.model_for(step)
+        completion = model.complete(messages, step=step, schema=schema, max_tokens=max_tokens)
+        return completion if completion.model else replace(completion, model=model.name)
+
+    def stream(self, messages: list[Message], *, step: str = "", max_tokens: int = 512) -> Iterator[str]:
+        return self.model_for(step).stream(messages, step=step, max_tokens=max_tokens)
