@@ -9,16 +9,20 @@ from deepresearch.index.loaders import demo_corpus_path
 from deepresearch.index.store import DocumentIndex
 from deepresearch.search.base import SearchBackend
 from deepresearch.search.local import LocalSearch
+from deepresearch.search.notes import NotesSearch
 from deepresearch.settings import Settings
 
-AVAILABLE = ("local",)
+AVAILABLE = ("local", "notes")
 
 
 def build_search(
     settings: Settings, notice: Callable[[str], None] | None = None
 ) -> tuple[SearchBackend, Callable[[], None]]:
     """The backend and a function that releases it. The default local index is built from the
-    bundled demo corpus the first time it is needed; an index path the user set must exist."""
+    bundled demo corpus the first time it is needed; an index path the user set must exist.
+    ``notes`` searches the notes of earlier runs."""
+    if settings.search_api == "notes":
+        return NotesSearch.from_settings(settings)
     if settings.search_api != "local":
         raise ConfigurationError(
             f"SEARCH_API={settings.search_api!r} is not available; choose one of: {', '.join(AVAILABLE)}"
