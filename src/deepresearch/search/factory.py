@@ -8,25 +8,131 @@ from deepresearch.errors import ConfigurationError
 from deepresearch.index.loaders import demo_corpus_path
 from deepresearch.index.store import DocumentIndex
 from deepresearch.search.base import SearchBackend
+from deepresearch.search.chain import SearchChain
 from deepresearch.search.local import LocalSearch
 from deepresearch.search.notes import NotesSearch
+from deepresearch.search.ratelimit import RateLimiter, RetryPolicy, Throttled
 from deepresearch.settings import Settings
 
-AVAILABLE = ("local", "notes")
+WEB = ("duckduckgo", "tavily", "perplexity", "searxng", "wikipedia")
+AVAILABLE = ("local", "notes", *WEB, "hybrid")
+IN_CHAIN = ("local", "notes", *WEB)
+
+Notice = Callable[[str], None]
+Built = tuple[SearchBackend, Callable[[], None]]
 
 
-def build_search(
-    settings: Settings, notice: Callable[[str], None] | None = None
-) -> tuple[SearchBackend, Callable[[], None]]:
-    """The backend and a function that releases it. The default local index is built from the
-    bundled demo corpus the first time it is needed; an index path the user set must exist.
-    ``notes`` searches the notes of earlier runs."""
-    if settings.search_api == "notes":
+def build_search(settings: Settings, notice: Notice | None = None) -> Built:
+    """The backend and a function that releases it.
+
+    ``local``: the default index is built from the bundled demo corpus the first time it is
+    needed; an index path the user set must exist. ``notes`` searches the notes of earlier runs.
+    Web engines are wrapped in a per-engine rate limiter with retries. ``hybrid`` chains the
+    engines of ``SEARCH_ORDER``, skipping (with a notice) those that lack a key, a URL or their
+    package.
+    """
+    api = settings.search_api
+    if api == "local":
+        return _local(settings, notice)
+    if api == "notes":
         return NotesSearch.from_settings(settings)
-    if settings.search_api != "local":
+    if api == "hybrid":
+        return build_chain(settings, notice)
+    if api in WEB:
+        backend = build_web_backend(api, settings)
+        return backend, backend.close
+    raise ConfigurationError(f"SEARCH_API={api!r} is not available; choose one of: {', '.join(AVAILABLE)}")
+
+
+def build_web_backend(name: str, settings: Settings) -> Throttled:
+    """One web engine behind its own rate limiter; ConfigurationError names a missing setting."""
+    engine = _engine(name, settings)
+    policy = RetryPolicy(max_retries=settings.search_max_retries)
+    return Throttled(engine, limiter=RateLimiter(settings.search_min_interval_seconds), policy=policy)
+
+
+def build_chain(settings: Settings, notice: Notice | None = None) -> tuple[SearchChain, Callable[[], None]]:
+    """The ``hybrid`` chain in ``SEARCH_ORDER`` and its release function; engines that cannot be
+    built (no key, no URL, no package) are skipped with a notice."""
+    built: list[Built] = []
+    skipped: list[str] = []
+    for name in parse_order(settings.search_order):
+        try:
+            built.append(_chain_engine(name, settings, notice))
+        except ConfigurationError as exc:
+            skipped.append(f"{name} ({exc})")
+    if not built:
+        raise ConfigurationError(f"SEARCH_API=hybrid has no usable engine: {'; '.join(skipped)}")
+    if notice and skipped:
+        notice(f"hybrid search skips {'; '.join(skipped)}")
+    chain = SearchChain([backend for backend, _ in built])
+    if notice:
+        notice(f"hybrid search order: {' → '.join(chain.order)}")
+    return chain, _close_all([close for _, close in built])
+
+
+def _chain_engine(name: str, settings: Settings, notice: Notice | None) -> Built:
+    if name == "local":
+        return _local(settings, notice)
+    if name == "notes":
+        return NotesSearch.from_settings(settings)
+    backend = build_web_backend(name, settings)
+    return backend, backend.close
+
+
+def _close_all(closers: list[Callable[[], None]]) -> Callable[[], None]:
+    def close() -> None:
+        for release in closers:
+            release()
+
+    return close
+
+
+def parse_order(order: str) -> list[str]:
+    """``SEARCH_ORDER`` as a list of engine names, duplicates dropped; unknown names are an error."""
+    names = list(dict.fromkeys(part.strip().lower() for part in order.split(",") if part.strip()))
+    unknown = [name for name in names if name not in IN_CHAIN]
+    if unknown or not names:
         raise ConfigurationError(
-            f"SEARCH_API={settings.search_api!r} is not available; choose one of: {', '.join(AVAILABLE)}"
+            f"SEARCH_ORDER={order!r}: unknown engine(s) {', '.join(unknown) or '(none given)'}; "
+            f"use a comma-separated list of: {', '.join(IN_CHAIN)}"
         )
+    return names
+
+
+def _engine(name: str, settings: Settings) -> SearchBackend:
+    if name == "tavily":
+        from deepresearch.search.tavily import TavilySearch
+
+        return TavilySearch(_secret(settings, "tavily_api_key", "TAVILY_API_KEY", name))
+    if name == "perplexity":
+        from deepresearch.search.perplexity import PerplexitySearch
+
+        return PerplexitySearch(_secret(settings, "perplexity_api_key", "PERPLEXITY_API_KEY", name))
+    if name == "searxng":
+        from deepresearch.search.searxng import SearxngSearch
+
+        if not settings.searxng_url:
+            raise ConfigurationError("searxng needs SEARXNG_URL, e.g. SEARXNG_URL=http://localhost:8080")
+        return SearxngSearch(settings.searxng_url)
+    if name == "duckduckgo":
+        from deepresearch.search.duckduckgo import DuckDuckGoSearch
+
+        return DuckDuckGoSearch()
+    from deepresearch.search.wikipedia import WikipediaSearch
+
+    return WikipediaSearch()
+
+
+def _secret(settings: Settings, field: str, env: str, engine: str) -> str:
+    secret = getattr(settings, field)
+    value = secret.get_secret_value().strip() if secret is not None else ""
+    if not value:
+        raise ConfigurationError(f"{engine} needs an API key: set {env}")
+    return str(value)
+
+
+def _local(settings: Settings, notice: Notice | None) -> Built:
     path = settings.resolved_index_path
     if settings.uses_default_index and not path.exists():
         if notice:

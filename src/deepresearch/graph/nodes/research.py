@@ -18,6 +18,7 @@ from deepresearch.llm.thinking import clean_model_text, filter_stream
 from deepresearch.notes_io import write_task_note
 from deepresearch.prompts.steps import summarize_messages
 from deepresearch.search.base import SearchHit
+from deepresearch.search.outcome import search_outcome
 from deepresearch.text import truncate
 
 
@@ -39,7 +40,8 @@ def _search_task(inp: TaskInput, runtime: Runtime[ResearchContext]) -> dict[str,
     runtime.stream_writer(_status(task, "in_progress", inp["round"], query=task.query))
     notices: list[str] = []
     try:
-        hits = ctx.search.search(task.query, limit=ctx.settings.max_results_per_query)
+        outcome = search_outcome(ctx.search, task.query, limit=ctx.settings.max_results_per_query)
+        hits, notices = outcome.hits, [f"task {task.id}: {message}" for message in outcome.messages()]
     except SearchError as exc:
         hits, notices = [], [f"task {task.id}: search failed for {task.query!r}: {exc}"]
     if ctx.settings.fetch_full_page:
