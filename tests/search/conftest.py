@@ -1,4 +1,4 @@
-"""Fixtures for the search tests: a replay server on 127.0.0.1 and the live-test network gate."""
+"""Fixtures for the search tests: a replay server on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.search.replay import ReplayServer, internet_available
+from tests.search.replay import ReplayServer
 
 
 @pytest.fixture
@@ -17,14 +17,3 @@ def replay() -> Iterator[ReplayServer]:
         yield server
     finally:
         server.stop()
-
-
-@pytest.fixture(scope="session")
-def online() -> bool:
-    return internet_available()
-
-
-@pytest.fixture
-def require_network(online: bool) -> None:
-    if not online:
-        pytest.skip("no network: a 2 s TCP connect to 1.1.1.1:443 failed")

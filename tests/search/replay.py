@@ -109,8 +109,12 @@ class ReplayServer:
         return Handler
 
 
-def internet_available(host: str = "1.1.1.1", port: int = 443, timeout: float = 2.0) -> bool:
-    """True when a TCP connection to ``host:port`` opens within ``timeout`` seconds."""
+def reachable(host: str, port: int = 443, timeout: float = 2.0) -> bool:
+    """True when ``host`` resolves and a TCP connection to it opens within ``timeout`` seconds.
+
+    Resolving the engine's own host matters: sandboxes may accept any TCP connect to an IP
+    address while having no DNS and no route out.
+    """
     try:
         with socket.create_connection((host, port), timeout=timeout):
             return True
