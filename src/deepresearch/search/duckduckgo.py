@@ -42,7 +42,7 @@ class DuckDuckGoSearch:
     def __init__(
         self,
         *,
-        region: str = "wt-wt",
+        region: str = "us-en",
         safesearch: str = "moderate",
         engines: str = "auto",
         timeout: int = DEFAULT_TIMEOUT,
