@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import ssl
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,7 +52,8 @@ _T = TypeVar("_T")
 
 @dataclass(frozen=True)
 class FetchConfig:
-    """Limits of the fetcher. ``max_chars`` caps the clean text of one page."""
+    """Limits of the fetcher. ``max_chars`` caps the clean text of one page; ``verify`` is the
+    TLS certificate check (``True``: the default CA bundle; an ``SSLContext`` for a private CA)."""
 
     timeout: float = 15.0
     max_bytes: int = 5_000_000
@@ -63,6 +65,7 @@ class FetchConfig:
     per_host: int = 2
     max_redirects: int = 5
     user_agent: str = USER_AGENT
+    verify: ssl.SSLContext | bool = True
 
     @classmethod
     def from_settings(cls, settings: Settings) -> FetchConfig:
@@ -130,6 +133,7 @@ class PageFetcher:
             limits=limits,
             follow_redirects=False,
             trust_env=False,
+            verify=self.config.verify,
         )
 
     async def _fetch(self, session: _Session, url: str) -> FetchResult:
