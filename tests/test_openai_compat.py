@@ -160,7 +160,7 @@ def test_wrong_key_says_llm_api_key_and_masks_it(base_url: str, fake: FakeOpenAI
     message = str(caught.value)
     assert "LLM_API_KEY" in message
     assert SECRET not in message
-    assert mask_secret(SECRET) in message
+    assert str(mask_secret(SECRET)) in message
 
 
 def test_unknown_model_lists_the_offered_ones(base_url: str, fake: FakeOpenAI) -> None:
