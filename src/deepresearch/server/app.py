@@ -1,0 +1,156 @@
+"""The FastAPI application factory.
+
+``create_app(settings)`` builds the whole service: routes, limits, CORS, the jobs database and
+checkpointer, the job workers and the retention schedule (started and stopped with the app's
+lifespan). ``model`` and ``search`` replace the parts the settings would build — tests and the load
+bench pass the scripted doubles here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+from fastapi import APIRouter, Depends, FastAPI, Response, status
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from deepresearch.durable import close_checkpointer, sqlite_checkpointer
+from deepresearch.llm.base import ChatModel
+from deepresearch.search.base import SearchBackend
+from deepresearch.server.jobs import JobManager
+from deepresearch.server.retention import retention_loop
+from deepresearch.server.routes_jobs import jobs_router
+from deepresearch.server.routes_research import research_router
+from deepresearch.server.schemas import CheckView, Health, Readiness
+from deepresearch.server.security import BodyLimitMiddleware, Redactor, install_cors, token_guard
+from deepresearch.server.service import ServerOptions, Service
+from deepresearch.server.store import JobStore
+from deepresearch.settings import Settings
+
+CHECKPOINTS_FILE = "checkpoints.sqlite"
+
+
+def create_app(
+    settings: Settings,
+    *,
+    model: ChatModel | None = None,
+    search: SearchBackend | None = None,
+    options: ServerOptions | None = None,
+) -> FastAPI:
+    """The service for ``settings``; the jobs database lives at ``settings.jobs_db_path``."""
+    from deepresearch import __version__
+
+    service = Service(settings, model, search, options or ServerOptions(), Redactor(settings))
+    store = JobStore(settings.jobs_db_path)
+    checkpointer = sqlite_checkpointer(settings.jobs_db_path.with_name(CHECKPOINTS_FILE))
+    manager = JobManager(service, store, checkpointer)
+    app = FastAPI(
+        title="deepresearch",
+        version=__version__,
+        summary="A deep research agent: plans, searches, reads, judges and writes cited reports.",
+        lifespan=_lifespan(service, manager, store, checkpointer),
+        openapi_url=None,
+        docs_url=None,
+        redoc_url=None,
+    )
+    guard = [Depends(token_guard(settings))] if settings.api_token else []
+    slots = threading.Semaphore(service.options.max_direct_runs or settings.max_concurrent_jobs)
+    app.include_router(_meta_router(service, __version__))
+    app.include_router(_ready_router(service), dependencies=guard)
+    app.include_router(research_router(service, slots), dependencies=guard)
+    app.include_router(jobs_router(service, manager), dependencies=guard)
+    app.include_router(_docs_router(app), dependencies=guard)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    install_cors(app, settings)
+    app.state.service = service
+    app.state.jobs = manager
+    return app
+
+
+def _lifespan(
+    service: Service, manager: JobManager, store: JobStore, checkpointer: Any
+) -> Callable[[FastAPI], Any]:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        manager.notifier.bind(asyncio.get_running_loop())
+        await run_in_threadpool(manager.start)
+        retention = asyncio.create_task(
+            retention_loop(service.settings, service.options.retention_interval_seconds)
+        )
+        try:
+            yield
+        finally:
+            retention.cancel()
+            await run_in_threadpool(manager.stop)
+            store.close()
+            close_checkpointer(checkpointer)
+
+    return lifespan
+
+
+def _meta_router(service: Service, version: str) -> APIRouter:
+    router = APIRouter()
+
+    @router.get(
+        "/healthz", response_model=Health, tags=["service"], summary="Liveness (never needs the token)"
+    )
+    def healthz() -> Health:
+        return Health(version=version)
+
+    @router.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def page() -> HTMLResponse:
+        """The web page: static, holds no data, so it is served without the token; every call it
+        makes to the API sends the token the user types in."""
+        return HTMLResponse(_page_html(), headers={"Content-Security-Policy": _CSP})
+
+    return router
+
+
+def _ready_router(service: Service) -> APIRouter:
+    router = APIRouter(tags=["service"])
+
+    @router.get(
+        "/readyz",
+        response_model=Readiness,
+        responses={503: {"model": Readiness, "description": "Some check failed; each says how to fix it."}},
+        summary="Readiness: the doctor checks",
+    )
+    def readyz(response: Response) -> Readiness:
+        checks = [CheckView.model_validate(c.as_dict()) for c in service.readiness()]
+        ready = all(c.ok for c in checks)
+        response.status_code = status.HTTP_200_OK if ready else status.HTTP_503_SERVICE_UNAVAILABLE
+        return Readiness(ready=ready, checks=checks)
+
+    return router
+
+
+def _docs_router(app: FastAPI) -> APIRouter:
+    router = APIRouter(include_in_schema=False)
+
+    @router.get("/openapi.json")
+    def openapi() -> JSONResponse:
+        return JSONResponse(app.openapi())
+
+    @router.get("/docs")
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url="/openapi.json", title="deepresearch API")
+
+    return router
+
+
+_CSP = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+
+
+@cache
+def _page_html() -> str:
+    return files("deepresearch.server").joinpath("static/index.html").read_text(encoding="utf-8")

@@ -1,0 +1,257 @@
+"""Background research jobs: a queue, ``MAX_CONCURRENT_JOBS`` worker threads, durable runs.
+
+Every job and every event it streams is written to the :class:`JobStore` before anyone sees it.
+Each run is checkpointed under ``thread_id = job id``; when the server starts, jobs left ``running``
+(the process died or was stopped) resume from their last checkpoint and jobs left ``queued`` are
+queued again. A job interrupted ``max_job_attempts`` times is failed with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+import threading
+import time
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import HTTPException
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
+from deepresearch.agent import research_stream
+from deepresearch.durable import Durability, has_checkpoint
+from deepresearch.errors import DeepResearchError
+from deepresearch.server.service import Service
+from deepresearch.server.store import JobRow, JobStore, StoredEvent
+
+logger = logging.getLogger(__name__)
+
+
+class Notifier:
+    """Wakes the event streams of a job (on the event loop) when a worker thread stores an event."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._waiters: dict[str, set[asyncio.Event]] = {}
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+
+    @contextmanager
+    def subscribe(self, job_id: str) -> Iterator[asyncio.Event]:
+        """An event set whenever ``job_id`` changes; clear it before reading the store."""
+        waiter = asyncio.Event()
+        self._waiters.setdefault(job_id, set()).add(waiter)
+        try:
+            yield waiter
+        finally:
+            waiters = self._waiters.get(job_id, set())
+            waiters.discard(waiter)
+            if not waiters:
+                self._waiters.pop(job_id, None)
+
+    def publish(self, job_id: str) -> None:
+        """Thread-safe; a no-op when nobody listens or the loop is gone."""
+        loop = self._loop
+        if loop is None or job_id not in self._waiters:
+            return
+        try:
+            loop.call_soon_threadsafe(self._wake, job_id)
+        except RuntimeError:
+            return
+
+    def _wake(self, job_id: str) -> None:
+        for waiter in self._waiters.get(job_id, ()):
+            waiter.set()
+
+
+class JobManager:
+    """Runs queued jobs, at most ``settings.max_concurrent_jobs`` at a time."""
+
+    def __init__(self, service: Service, store: JobStore, checkpointer: BaseCheckpointSaver[Any]) -> None:
+        self.service = service
+        self.store = store
+        self.checkpointer = checkpointer
+        self.notifier = Notifier()
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._workers: list[threading.Thread] = []
+        self._cancels: dict[str, threading.Event] = {}
+        self._user_cancelled: set[str] = set()
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+
+    def start(self) -> list[str]:
+        """Re-queue unfinished jobs (running ones resume) and start the workers; returns their ids."""
+        recovered = [job.id for job in self.store.unfinished()]
+        for job_id in recovered:
+            self._queue.put(job_id)
+        for number in range(self.service.settings.max_concurrent_jobs):
+            worker = threading.Thread(target=self._work, name=f"deepresearch-job-{number}", daemon=True)
+            worker.start()
+            self._workers.append(worker)
+        if recovered:
+            logger.info("re-queued %d unfinished job(s) from %s", len(recovered), self.store.path)
+        return recovered
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Interrupt running jobs (they stay ``running`` and resume at the next start) and join."""
+        self._stopping.set()
+        with self._lock:
+            for cancel in self._cancels.values():
+                cancel.set()
+        for _ in self._workers:
+            self._queue.put(None)
+        deadline = time.monotonic() + timeout
+        for worker in self._workers:
+            worker.join(max(0.0, deadline - time.monotonic()))
+
+    def submit(self, topic: str, overrides: dict[str, Any]) -> JobRow:
+        job = self.store.create(topic, overrides=overrides)
+        self._append(job.id, _status_event("queued", "Queued", position=self._queue.qsize() + 1))
+        self._queue.put(job.id)
+        return job
+
+    def record_dry_run(self, topic: str, overrides: dict[str, Any], checks: list[dict[str, Any]]) -> JobRow:
+        """Store a finished dry-run job: ``completed`` when every check passed, else ``failed``."""
+        job = self.store.create(topic, overrides=overrides, dry_run=True)
+        ready = all(c["ok"] for c in checks)
+        result = {"dry_run": True, "ready": ready, "checks": checks}
+        if ready:
+            self._append(job.id, {"type": "done", "step": "done", "data": result})
+            self.store.finish(job.id, "completed", result=result)
+        else:
+            failing = "; ".join(f"{c['name']}: {c['detail']}" for c in checks if not c["ok"])
+            message = f"not ready: {failing}"
+            self._append(job.id, {"type": "error", "step": "error", "data": {**result, "message": message}})
+            self.store.finish(job.id, "failed", result=result, error=message)
+        return self.store.require(job.id)
+
+    def cancel(self, job_id: str) -> JobRow:
+        """Cancel a queued job now, or ask a running one to stop at its next step."""
+        job = self.store.require(job_id)
+        if job.status == "queued":
+            self._append(job_id, _error_event("cancelled before it started", cancelled=True))
+            self.store.finish(job_id, "cancelled", error="cancelled before it started")
+        elif job.status == "running":
+            with self._lock:
+                self._user_cancelled.add(job_id)
+                cancel = self._cancels.get(job_id)
+            if cancel is not None:
+                cancel.set()
+        return self.store.require(job_id)
+
+    def _work(self) -> None:
+        while True:
+            job_id = self._queue.get()
+            if job_id is None or self._stopping.is_set():
+                return
+            try:
+                self._run(job_id)
+            except Exception as exc:  # noqa: BLE001 - recorded on the job and in the log
+                redact = self.service.redactor.text
+                logger.error("job %s failed in the job runner:\n%s", job_id, redact(traceback.format_exc()))
+                self._fail(job_id, f"internal error: {type(exc).__name__}: {redact(str(exc))}")
+
+    def _run(self, job_id: str) -> None:
+        job = self.store.get(job_id)
+        if job is None or job.finished or not self.store.mark_running(job_id):
+            return
+        attempts = job.attempts + 1
+        if attempts > self.service.options.max_job_attempts:
+            self._fail(job_id, f"the server stopped {job.attempts} times while running this job; gave up")
+            return
+        cancel = threading.Event()
+        with self._lock:
+            self._cancels[job_id] = cancel
+            if job_id in self._user_cancelled:
+                cancel.set()
+        try:
+            self._drive(job, cancel)
+        finally:
+            with self._lock:
+                self._cancels.pop(job_id, None)
+                self._user_cancelled.discard(job_id)
+
+    def _drive(self, job: JobRow, cancel: threading.Event) -> None:
+        try:
+            settings = self.service.resolve(job.overrides)
+        except HTTPException as exc:
+            self._fail(job.id, f"the job's settings are no longer valid: {exc.detail}")
+            return
+        durable = Durability(
+            self.checkpointer,
+            job.id,
+            resume=has_checkpoint(self.checkpointer, job.id),
+            run_dir=Path(job.run_dir) if job.run_dir else None,
+        )
+        try:
+            events = research_stream(
+                job.topic,
+                settings=settings,
+                model=self.service.model,
+                search=self.service.search,
+                cancel=cancel,
+                durable=durable,
+            )
+        except DeepResearchError as exc:
+            self._fail(job.id, self.service.redactor.text(str(exc)))
+            return
+        for item in events:
+            if not self._handle(job, item.as_dict()):
+                return
+
+    def _handle(self, job: JobRow, event: dict[str, Any]) -> bool:
+        """Store one event and finish the job on ``done``/``error``; False stops the run's loop."""
+        event = self.service.redactor.data(event)
+        data = event.get("data", {})
+        if event["type"] == "error" and data.get("cancelled") and self._interrupted(job.id):
+            self._append(job.id, _status_event("interrupted", "Server stopping; the job resumes on restart"))
+            return False
+        self._append(job.id, event)
+        if event["type"] == "status" and data.get("run_dir") and not job.run_dir:
+            self.store.set_run_dir(job.id, data["run_dir"])
+        if event["type"] == "done":
+            self._finish(job.id, "completed", result=data.get("result"))
+        elif event["type"] == "error":
+            status = "cancelled" if data.get("cancelled") else "failed"
+            self._finish(job.id, status, error=data.get("message", "research failed"))
+        return event["type"] not in ("done", "error")
+
+    def _interrupted(self, job_id: str) -> bool:
+        with self._lock:
+            return self._stopping.is_set() and job_id not in self._user_cancelled
+
+    def _append(self, job_id: str, event: dict[str, Any]) -> StoredEvent:
+        stored = self.store.append_event(job_id, event, time.time())
+        self.notifier.publish(job_id)
+        return stored
+
+    def _finish(self, job_id: str, status: Any, *, result: Any = None, error: str | None = None) -> None:
+        self.store.finish(job_id, status, result=result, error=error)
+        self._forget_checkpoints(job_id)
+        self.notifier.publish(job_id)
+
+    def _fail(self, job_id: str, message: str) -> None:
+        job = self.store.get(job_id)
+        if job is None or job.finished:
+            return
+        self._append(job_id, _error_event(message))
+        self._finish(job_id, "failed", error=message)
+
+    def _forget_checkpoints(self, job_id: str) -> None:
+        try:
+            self.checkpointer.delete_thread(job_id)
+        except Exception as exc:  # noqa: BLE001 - checkpoints of a finished job are only clutter
+            logger.warning("could not delete the checkpoints of job %s: %s", job_id, exc)
+
+
+def _status_event(step: str, message: str, **data: Any) -> dict[str, Any]:
+    return {"type": "status", "step": step, "data": {"message": message, **data}}
+
+
+def _error_event(message: str, *, cancelled: bool = False) -> dict[str, Any]:
+    return {"type": "error", "step": "error", "data": {"message": message, "cancelled": cancelled}}

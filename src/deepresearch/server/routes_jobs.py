@@ -1,0 +1,177 @@
+"""``/tasks``: research jobs for platforms that submit, poll, follow and cancel."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, HTTPException, Query, Response, status
+from sse_starlette import EventSourceResponse
+from starlette.concurrency import run_in_threadpool
+
+from deepresearch.result import ResearchResult
+from deepresearch.server.jobs import JobManager
+from deepresearch.server.progress import fold
+from deepresearch.server.schemas import (
+    SSE_RESPONSE,
+    CheckView,
+    ErrorBody,
+    JobCreated,
+    JobList,
+    JobRequest,
+    JobSummary,
+    JobView,
+    TaskProgress,
+)
+from deepresearch.server.service import Service
+from deepresearch.server.sse import job_messages, sse_response
+from deepresearch.server.store import JobRow, JobStatus
+
+NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "No such job."}}
+
+
+def jobs_router(service: Service, manager: JobManager) -> APIRouter:
+    router = APIRouter(prefix="/tasks", tags=["jobs"])
+
+    @router.post(
+        "",
+        response_model=JobCreated,
+        status_code=status.HTTP_202_ACCEPTED,
+        responses={
+            200: {"model": JobCreated, "description": "Dry run: the readiness checks, nothing queued."},
+            413: {"model": ErrorBody, "description": "The request body is larger than MAX_BODY_BYTES."},
+            422: {"description": "Bad topic, unknown or server-only override, or invalid value."},
+        },
+        summary="Queue a research job (or check readiness with dry_run)",
+    )
+    def create_job(body: JobRequest, response: Response) -> JobCreated:
+        settings = service.resolve(body.overrides)
+        topic = service.check_topic(body.topic, settings)
+        if body.dry_run:
+            checks = [c.as_dict() for c in service.readiness(settings)]
+            job = manager.record_dry_run(topic, body.overrides, checks)
+            response.status_code = status.HTTP_200_OK
+            ready = job.status == "completed"
+            return _created(job, ready=ready, checks=[CheckView.model_validate(c) for c in checks])
+        return _created(manager.submit(topic, body.overrides))
+
+    @router.get("", response_model=JobList, summary="List jobs, newest first")
+    def list_jobs(
+        limit: Annotated[int, Query(ge=1, le=500)] = 50,
+        offset: Annotated[int, Query(ge=0)] = 0,
+        status_filter: Annotated[JobStatus | None, Query(alias="status")] = None,
+    ) -> JobList:
+        jobs = manager.store.recent(limit=limit, offset=offset, status=status_filter)
+        return JobList(jobs=[_summary(manager, job) for job in jobs])
+
+    @router.get("/{job_id}", response_model=JobView, responses=NOT_FOUND, summary="A job's state")
+    def get_job(job_id: str) -> JobView:
+        return job_view(manager, _require(manager, job_id))
+
+    @router.delete(
+        "/{job_id}",
+        response_model=JobView,
+        responses={**NOT_FOUND, 409: {"model": ErrorBody, "description": "The job has already finished."}},
+        summary="Cancel a job",
+    )
+    def cancel_job(job_id: str) -> JobView:
+        """A queued job is cancelled at once; a running one stops at its next step (watch its events)."""
+        if _require(manager, job_id).finished:
+            raise HTTPException(status.HTTP_409_CONFLICT, "the job has already finished")
+        return job_view(manager, manager.cancel(job_id))
+
+    @router.get(
+        "/{job_id}/events",
+        response_class=EventSourceResponse,
+        responses={**SSE_RESPONSE, **NOT_FOUND},
+        summary="A job's events (SSE): what happened so far, then live",
+    )
+    async def job_events(
+        job_id: str,
+        last_event_id: Annotated[
+            str | None, Header(description="Resume after this event id (EventSource sends it).")
+        ] = None,
+        after: Annotated[int | None, Query(ge=0, description="Same as Last-Event-ID.")] = None,
+    ) -> EventSourceResponse:
+        await run_in_threadpool(_require, manager, job_id)
+        start = after if after is not None else _event_id(last_event_id)
+        return sse_response(job_messages(manager, job_id, start), service.options.heartbeat_seconds)
+
+    return router
+
+
+def job_view(manager: JobManager, job: JobRow) -> JobView:
+    """The job with its progress folded from its events, and its result once completed."""
+    progress = fold(manager.store.event_types(job.id))
+    result = _result(job)
+    tasks = [TaskProgress.model_validate(t) for t in progress.tasks.values()]
+    counts = progress.counts()
+    if result is not None:
+        tasks = [TaskProgress(id=t.id, title=t.title, status=t.status) for t in result.todo_items]
+        counts = result.task_counts
+    checks = job.result.get("checks") if job.dry_run and job.result else None
+    return JobView(
+        id=job.id,
+        topic=job.topic,
+        status=job.status,
+        dry_run=job.dry_run,
+        created_at=job.created_at,
+        started_at=job.started_at,
+        finished_at=job.finished_at,
+        attempts=job.attempts,
+        progress=1.0 if job.finished else progress.value,
+        phase="done" if job.status == "completed" else progress.phase,
+        tasks=tasks,
+        task_counts=counts,
+        sources=len(result.sources) if result else progress.sources,
+        rounds=result.rounds if result else progress.rounds,
+        timings=result.timings if result else {},
+        report_markdown=result.report_markdown if result else None,
+        result=result,
+        checks=[CheckView.model_validate(c) for c in checks] if checks else None,
+        error=job.error,
+        events_url=f"/tasks/{job.id}/events",
+    )
+
+
+def _result(job: JobRow) -> ResearchResult | None:
+    if job.status != "completed" or job.dry_run or not job.result:
+        return None
+    return ResearchResult.model_validate(job.result)
+
+
+def _summary(manager: JobManager, job: JobRow) -> JobSummary:
+    progress = 1.0 if job.finished else fold(manager.store.event_types(job.id)).value
+    return JobSummary(
+        id=job.id,
+        topic=job.topic,
+        status=job.status,
+        dry_run=job.dry_run,
+        created_at=job.created_at,
+        finished_at=job.finished_at,
+        progress=progress,
+    )
+
+
+def _created(job: JobRow, *, ready: bool | None = None, checks: list[CheckView] | None = None) -> JobCreated:
+    return JobCreated(
+        id=job.id,
+        status=job.status,
+        dry_run=job.dry_run,
+        events_url=f"/tasks/{job.id}/events",
+        ready=ready,
+        checks=checks,
+    )
+
+
+def _require(manager: JobManager, job_id: str) -> JobRow:
+    job = manager.store.get(job_id)
+    if job is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no job {job_id!r}")
+    return job
+
+
+def _event_id(value: str | None) -> int:
+    try:
+        return max(0, int(value)) if value else 0
+    except ValueError:
+        return 0

@@ -1,0 +1,102 @@
+"""``/research`` and ``/research/stream``: a research run tied to one request."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query, Request, status
+from sse_starlette import EventSourceResponse
+
+from deepresearch.agent import research_stream
+from deepresearch.errors import InvalidQuestionError
+from deepresearch.result import ResearchResult
+from deepresearch.server.schemas import SSE_RESPONSE, TOPIC_DOC, ErrorBody, ResearchRequest
+from deepresearch.server.service import Service
+from deepresearch.server.sse import ThreadedRun, run_messages, sse_response
+
+DISCONNECT_POLL_SECONDS = 0.5
+ERRORS: dict[int | str, dict[str, Any]] = {
+    413: {"model": ErrorBody, "description": "The request body is larger than MAX_BODY_BYTES."},
+    422: {"description": "Bad topic, unknown or server-only override, or invalid value."},
+}
+
+
+def research_router(service: Service, slots: threading.Semaphore) -> APIRouter:
+    router = APIRouter(tags=["research"])
+
+    def start(topic: str, overrides: Mapping[str, Any]) -> ThreadedRun:
+        settings = service.resolve(overrides)
+        cleaned = service.check_topic(topic, settings)
+        cancel = threading.Event()
+        try:
+            events = research_stream(
+                cleaned, settings=settings, model=service.model, search=service.search, cancel=cancel
+            )
+        except InvalidQuestionError as exc:
+            raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
+        return ThreadedRun(events, cancel, slots, service.redactor)
+
+    @router.post(
+        "/research",
+        response_model=ResearchResult,
+        responses={**ERRORS, 500: {"model": ErrorBody, "description": "The run failed; detail says why."}},
+        summary="Run a research and return the full result",
+    )
+    async def research_now(body: ResearchRequest, request: Request) -> ResearchResult:
+        """Blocks until the run ends. A client that disconnects cancels its run."""
+        run = start(body.topic, body.overrides())
+        watcher = asyncio.create_task(_cancel_on_disconnect(request, run.cancel))
+        final: dict[str, Any] | None = None
+        try:
+            async for event, _ in run:
+                if event["type"] in ("done", "error"):
+                    final = event
+        finally:
+            watcher.cancel()
+        if final is None or final["type"] == "error":
+            message = final["data"].get("message", "research failed") if final else "the run ended early"
+            raise HTTPException(status.HTTP_500_INTERNAL_SERVER_ERROR, message)
+        return ResearchResult.model_validate(final["data"]["result"])
+
+    @router.post(
+        "/research/stream",
+        response_class=EventSourceResponse,
+        responses={**SSE_RESPONSE, **ERRORS},
+        summary="Run a research and stream its events (SSE)",
+    )
+    async def stream_post(body: ResearchRequest) -> EventSourceResponse:
+        """The run's events as Server-Sent Events. A client that disconnects cancels its run."""
+        run = start(body.topic, body.overrides())
+        return sse_response(run_messages(run), service.options.heartbeat_seconds)
+
+    @router.get(
+        "/research/stream",
+        response_class=EventSourceResponse,
+        responses={**SSE_RESPONSE, **ERRORS},
+        summary="Run a research and stream its events (SSE, for EventSource)",
+    )
+    async def stream_get(
+        request: Request,
+        topic: Annotated[str, Query(min_length=1, description=TOPIC_DOC)],
+        search_api: Annotated[str | None, Query(description="Search backend (SEARCH_API).")] = None,
+        max_web_research_loops: Annotated[int | None, Query(ge=1, le=10)] = None,
+    ) -> EventSourceResponse:
+        """Like ``POST /research/stream``; any other query parameter is a setting override."""
+        declared = {"topic", "search_api", "max_web_research_loops"}
+        extra = {k: v for k, v in request.query_params.items() if k not in declared}
+        given = {"search_api": search_api, "max_web_research_loops": max_web_research_loops, **extra}
+        run = start(topic, given)
+        return sse_response(run_messages(run), service.options.heartbeat_seconds)
+
+    return router
+
+
+async def _cancel_on_disconnect(request: Request, cancel: threading.Event) -> None:
+    while not cancel.is_set():
+        if await request.is_disconnected():
+            cancel.set()
+            return
+        await asyncio.sleep(DISCONNECT_POLL_SECONDS)

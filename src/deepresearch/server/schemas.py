@@ -1,0 +1,135 @@
+"""Request and response bodies of the HTTP API; these models are what the OpenAPI schema shows."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from deepresearch.result import ResearchResult
+from deepresearch.server.store import JobStatus
+
+TOPIC_DOC = "The research question; at most MAX_QUESTION_CHARS characters (default 2000)."
+
+
+class ResearchRequest(BaseModel):
+    """A research to run now. Any other key is a per-request setting override (e.g.
+    ``relevance_threshold``); unknown keys and server-only settings are answered with 422."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [{"topic": "When was the Prague astronomical clock built?", "search_api": "local"}]
+        },
+    )
+
+    topic: str = Field(min_length=1, description=TOPIC_DOC)
+    search_api: str | None = Field(None, description="Search backend (SEARCH_API), e.g. local, duckduckgo.")
+    max_web_research_loops: int | None = Field(None, ge=1, le=10, description="Max research rounds.")
+
+    def overrides(self) -> dict[str, Any]:
+        given = {"search_api": self.search_api, "max_web_research_loops": self.max_web_research_loops}
+        return {**{k: v for k, v in given.items() if v is not None}, **(self.model_extra or {})}
+
+
+class JobRequest(BaseModel):
+    """A research job to queue; ``dry_run`` only checks readiness and researches nothing."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    topic: str = Field(min_length=1, description=TOPIC_DOC)
+    dry_run: bool = Field(False, description="Check readiness (the doctor checks) without researching.")
+    overrides: dict[str, Any] = Field(
+        default_factory=dict, description='Per-job setting overrides, e.g. {"search_api": "local"}.'
+    )
+
+
+class CheckView(BaseModel):
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+class Health(BaseModel):
+    status: Literal["ok"] = "ok"
+    version: str
+
+
+class Readiness(BaseModel):
+    ready: bool
+    checks: list[CheckView]
+
+
+class TaskProgress(BaseModel):
+    id: int
+    title: str
+    status: str
+
+
+class JobSummary(BaseModel):
+    id: str
+    topic: str
+    status: JobStatus
+    dry_run: bool
+    created_at: str
+    finished_at: str | None = None
+    progress: float = Field(ge=0, le=1)
+
+
+class JobList(BaseModel):
+    jobs: list[JobSummary]
+
+
+class JobCreated(BaseModel):
+    id: str
+    status: JobStatus
+    dry_run: bool = False
+    events_url: str
+    ready: bool | None = Field(None, description="Dry runs: whether every readiness check passed.")
+    checks: list[CheckView] | None = Field(None, description="Dry runs: the readiness checks.")
+
+
+class JobView(BaseModel):
+    """A job's state. ``progress`` runs from 0 to 1; ``task_counts`` counts the TODO list's tasks by
+    status; ``timings`` are seconds per phase (complete once the job is done)."""
+
+    id: str
+    topic: str
+    status: JobStatus
+    dry_run: bool
+    created_at: str
+    started_at: str | None = None
+    finished_at: str | None = None
+    attempts: int = Field(0, description="How many times a worker started (or resumed) the job.")
+    progress: float = Field(ge=0, le=1)
+    phase: str | None = Field(None, description="The step the run is in, e.g. plan, research, report.")
+    tasks: list[TaskProgress] = Field(default_factory=list)
+    task_counts: dict[str, int] = Field(default_factory=dict)
+    sources: int = Field(0, description="Sources gathered so far.")
+    rounds: int = 0
+    timings: dict[str, float] = Field(default_factory=dict)
+    report_markdown: str | None = None
+    result: ResearchResult | None = None
+    checks: list[CheckView] | None = None
+    error: str | None = None
+    events_url: str
+
+
+class ErrorBody(BaseModel):
+    detail: str
+
+
+SSE_DOC = (
+    "Server-Sent Events. Each event has `event:` = its type (status, todo_list, task_status, sources, "
+    "task_summary_chunk, evaluation, report_note, final_report, done, error), `id:` = its sequence number "
+    "and `data:` = the event as JSON (`type`, `seq`, `task_id`, `step`, `data`, and `time`, the Unix time "
+    "the server received it). A `: ping` comment is sent every 15 s. The last event is `done` (its "
+    "`data.result` is the full result) or `error`."
+)
+SSE_RESPONSE: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": SSE_DOC,
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    }
+}

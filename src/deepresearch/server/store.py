@@ -1,0 +1,260 @@
+"""The jobs database: jobs and their events in SQLite, changed only through numbered migrations.
+
+The schema version is SQLite's ``PRAGMA user_version``; :data:`MIGRATIONS` ``[n]`` moves a database
+from version ``n`` to ``n + 1``. Every write commits at once (WAL journal), so a process killed with
+``kill -9`` loses at most the write in flight. One connection is shared by all threads behind a lock.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+JobStatus = Literal["queued", "running", "completed", "failed", "cancelled"]
+TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
+UNFINISHED: tuple[str, ...] = ("queued", "running")
+
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        topic TEXT NOT NULL,
+        status TEXT NOT NULL,
+        dry_run INTEGER NOT NULL DEFAULT 0,
+        overrides TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        started_at TEXT,
+        finished_at TEXT,
+        run_dir TEXT,
+        error TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        result TEXT
+    );
+    CREATE INDEX jobs_by_created ON jobs (created_at);
+    CREATE INDEX jobs_by_status ON jobs (status);
+    CREATE TABLE job_events (
+        job_id TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (job_id, seq)
+    );
+    """,
+)
+
+
+@dataclass(frozen=True)
+class JobRow:
+    """One job as stored. ``result`` is the run's result (or the dry run's checks) when finished."""
+
+    id: str
+    topic: str
+    status: JobStatus
+    dry_run: bool
+    overrides: dict[str, Any]
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+    run_dir: str | None
+    error: str | None
+    attempts: int
+    result: dict[str, Any] | None
+
+    @property
+    def finished(self) -> bool:
+        return self.status in TERMINAL
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """One persisted event: ``seq`` counts from 1 per job across restarts; ``body`` is the event's
+    JSON with that ``seq``; ``time`` is the Unix time it was stored."""
+
+    job_id: str
+    seq: int
+    type: str
+    body: dict[str, Any]
+    time: float
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class JobStore:
+    """Jobs and events at ``path``; the schema is migrated to the latest version on open."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.RLock()
+        self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA foreign_keys=ON")
+        self._conn.execute("PRAGMA busy_timeout=5000")
+        migrate(self._conn)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def create(self, topic: str, *, overrides: dict[str, Any], dry_run: bool = False) -> JobRow:
+        """A new ``queued`` job with a fresh random id."""
+        job_id = uuid.uuid4().hex
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO jobs (id, topic, status, dry_run, overrides, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (job_id, topic, "queued", int(dry_run), json.dumps(overrides), utc_now()),
+            )
+        return self.require(job_id)
+
+    def get(self, job_id: str) -> JobRow | None:
+        with self._lock:
+            row = self._conn.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        return _job(row) if row else None
+
+    def require(self, job_id: str) -> JobRow:
+        job = self.get(job_id)
+        if job is None:
+            raise KeyError(job_id)
+        return job
+
+    def recent(self, *, limit: int = 50, offset: int = 0, status: str | None = None) -> list[JobRow]:
+        """Newest first."""
+        where, args = ("WHERE status = ?", [status]) if status else ("", [])
+        sql = f"SELECT * FROM jobs {where} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?"
+        with self._lock:
+            rows = self._conn.execute(sql, [*args, limit, offset]).fetchall()
+        return [_job(r) for r in rows]
+
+    def unfinished(self) -> list[JobRow]:
+        """Jobs a restart must pick up again, oldest first."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT * FROM jobs WHERE status IN (?, ?) ORDER BY created_at, rowid", UNFINISHED
+            ).fetchall()
+        return [_job(r) for r in rows]
+
+    def mark_running(self, job_id: str) -> bool:
+        """``queued``/``running`` → ``running`` (one more attempt); False when already finished."""
+        with self._tx() as db:
+            cur = db.execute(
+                "UPDATE jobs SET status = 'running', attempts = attempts + 1, "
+                "started_at = COALESCE(started_at, ?) WHERE id = ? AND status IN (?, ?)",
+                (utc_now(), job_id, *UNFINISHED),
+            )
+        return cur.rowcount == 1
+
+    def set_run_dir(self, job_id: str, run_dir: str) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE jobs SET run_dir = ? WHERE id = ?", (run_dir, job_id))
+
+    def finish(
+        self,
+        job_id: str,
+        status: JobStatus,
+        *,
+        result: dict[str, Any] | None = None,
+        error: str | None = None,
+    ) -> bool:
+        """Move an unfinished job to a terminal ``status``; False when it had already finished."""
+        with self._tx() as db:
+            cur = db.execute(
+                "UPDATE jobs SET status = ?, finished_at = ?, result = ?, error = ? "
+                "WHERE id = ? AND status IN (?, ?)",
+                (status, utc_now(), _dump(result), error, job_id, *UNFINISHED),
+            )
+        return cur.rowcount == 1
+
+    def append_event(self, job_id: str, event: dict[str, Any], now: float) -> StoredEvent:
+        """Store ``event`` as the job's next event (its ``seq`` is replaced by the job's)."""
+        with self._tx() as db:
+            row = db.execute("SELECT COALESCE(MAX(seq), 0) FROM job_events WHERE job_id = ?", (job_id,))
+            seq = int(row.fetchone()[0]) + 1
+            body = {**event, "seq": seq}
+            db.execute(
+                "INSERT INTO job_events (job_id, seq, type, body, created_at) VALUES (?, ?, ?, ?, ?)",
+                (job_id, seq, body["type"], json.dumps(body, ensure_ascii=False), now),
+            )
+        return StoredEvent(job_id, seq, body["type"], body, now)
+
+    def events(self, job_id: str, *, after: int = 0, limit: int = 500) -> list[StoredEvent]:
+        """The job's events with ``seq > after``, in order."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT * FROM job_events WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                (job_id, after, limit),
+            ).fetchall()
+        return [_event(r) for r in rows]
+
+    def event_types(self, job_id: str) -> Sequence[tuple[str, dict[str, Any]]]:
+        """``(type, body)`` of every event but ``done`` (whose body holds the whole result)."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT type, body FROM job_events WHERE job_id = ? AND type != 'done' ORDER BY seq",
+                (job_id,),
+            ).fetchall()
+        return [(r["type"], json.loads(r["body"])) for r in rows]
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply the migrations the database has not had yet; returns the resulting version.
+
+    Raises ``RuntimeError`` for a database newer than this code (downgrades are not supported).
+    """
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version > len(MIGRATIONS):
+        raise RuntimeError(
+            f"the jobs database is at schema version {version}, newer than this deepresearch "
+            f"({len(MIGRATIONS)}); upgrade deepresearch or point DEEPRESEARCH_HOME elsewhere"
+        )
+    for number in range(version, len(MIGRATIONS)):
+        conn.executescript(f"BEGIN; {MIGRATIONS[number]}; PRAGMA user_version = {number + 1}; COMMIT;")
+    return len(MIGRATIONS)
+
+
+def _dump(value: dict[str, Any] | None) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _job(row: sqlite3.Row) -> JobRow:
+    return JobRow(
+        id=row["id"],
+        topic=row["topic"],
+        status=row["status"],
+        dry_run=bool(row["dry_run"]),
+        overrides=json.loads(row["overrides"]),
+        created_at=row["created_at"],
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+        run_dir=row["run_dir"],
+        error=row["error"],
+        attempts=row["attempts"],
+        result=json.loads(row["result"]) if row["result"] else None,
+    )
+
+
+def _event(row: sqlite3.Row) -> StoredEvent:
+    return StoredEvent(row["job_id"], row["seq"], row["type"], json.loads(row["body"]), row["created_at"])

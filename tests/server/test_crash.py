@@ -1,0 +1,146 @@
+"""Durability: a server killed with ``kill -9`` mid-run resumes its job after a restart, losing nothing;
+jobs that cannot resume are failed with the reason."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from deepresearch.server.store import JobStore
+
+from .conftest import Serve
+from .helpers import TOPIC, SseMessage, read_events, wait_for, wait_job
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@contextmanager
+def launched(home: Path, tmp: Path, name: str) -> Iterator[tuple[subprocess.Popen[bytes], httpx.Client]]:
+    """The launcher as a child process; killed (SIGKILL) on exit if still alive."""
+    port_file = tmp / f"{name}.port"
+    log = (tmp / f"{name}.log").open("wb")
+    command = [
+        sys.executable,
+        "-m",
+        "tests.server.launcher",
+        "--home",
+        str(home),
+        "--port-file",
+        str(port_file),
+    ]
+    process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        port = wait_for(lambda: port_file.is_file() and port_file.read_text(), timeout=60)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            wait_for(lambda: _answers(client), timeout=60)
+            yield process, client
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(10)
+        log.close()
+
+
+def _answers(client: httpx.Client) -> bool:
+    try:
+        return client.get("/healthz").status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def _events(client: httpx.Client, job_id: str, **kwargs: Any) -> list[SseMessage]:
+    with client.stream("GET", f"/tasks/{job_id}/events") as response:
+        return read_events(response, **kwargs)
+
+
+def test_kill_9_mid_run_then_restart_finishes_the_job(tmp_path: Path, home: Path) -> None:
+    with launched(home, tmp_path, "first") as (process, client):
+        job_id = client.post("/tasks", json={"topic": TOPIC}).json()["id"]
+        seen = _events(client, job_id, until=lambda m: m.event == "sources")
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(10)
+    store = JobStore(home / "jobs.sqlite")
+    before = [e.body for e in store.events(job_id)]
+    killed = store.require(job_id)
+    store.close()
+    assert killed.status == "running" and killed.attempts == 1
+    assert [e["seq"] for e in before] == list(range(1, len(before) + 1))
+    assert len(before) >= len(seen)
+
+    with launched(home, tmp_path, "second") as (_, client):
+        done = wait_job(client, job_id, ("completed", "failed", "cancelled"), timeout=120)
+        after = [m.data for m in _events(client, job_id)]
+    assert done["status"] == "completed", done["error"]
+    assert done["attempts"] == 2
+    assert [e["seq"] for e in after] == list(range(1, len(after) + 1))
+    assert [{k: v for k, v in e.items() if k != "time"} for e in after[: len(before)]] == before
+    resumed = after[len(before) :]
+    assert any(e["type"] == "status" and e.get("step") == "resume" for e in resumed)
+    assert [e["type"] for e in after].count("todo_list") == 1
+    assert after[-1]["type"] == "done"
+    run_dirs = {e["data"]["run_dir"] for e in after if e["type"] == "status" and "run_dir" in e["data"]}
+    assert len(run_dirs) == 1 and (Path(run_dirs.pop()) / "report.md").is_file()
+    notes = [Path(n["path"]) for n in done["result"]["notes"]]
+    assert notes and all(path.is_file() for path in notes)
+    assert done["result"]["sources"]
+
+
+def test_a_job_interrupted_too_often_is_failed_with_the_reason(serve: Serve, home: Path) -> None:
+    store = JobStore(home / "jobs.sqlite")
+    job = store.create(TOPIC, overrides={})
+    for _ in range(3):
+        store.mark_running(job.id)
+    store.close()
+    with serve().client() as client:
+        view = wait_job(client, job.id, ("failed",))
+    assert "stopped 3 times" in view["error"]
+    assert view["status"] == "failed"
+
+
+def test_a_job_whose_settings_went_bad_is_failed_with_the_reason(serve: Serve, home: Path) -> None:
+    store = JobStore(home / "jobs.sqlite")
+    job = store.create(TOPIC, overrides={"retired_setting": 1})
+    store.close()
+    with serve().client() as client:
+        view = wait_job(client, job.id, ("failed",))
+        events = _events(client, job.id)
+    assert "no longer valid" in view["error"] and "retired_setting" in view["error"]
+    assert events[-1].event == "error"
+
+
+def test_queued_jobs_survive_a_restart(serve: Serve, home: Path) -> None:
+    store = JobStore(home / "jobs.sqlite")
+    job = store.create(TOPIC, overrides={"max_web_research_loops": 1})
+    store.close()
+    with serve().client() as client:
+        view = wait_job(client, job.id, ("completed",))
+    assert view["result"]["rounds"] == 1
+
+
+@pytest.mark.parametrize("version", [0, 1])
+def test_migrations_are_numbered_and_idempotent(tmp_path: Path, version: int) -> None:
+    path = tmp_path / "jobs.sqlite"
+    if version:
+        JobStore(path).close()
+    store = JobStore(path)
+    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    store.close()
+
+
+def test_a_newer_database_is_refused(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "jobs.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA user_version = 99")
+    with pytest.raises(RuntimeError, match="newer than this deepresearch"):
+        JobStore(path)
