@@ -114,6 +114,20 @@ def eval_cmd(
     sys.stdout.write(report.markdown())
 
 
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+) -> None:
+    """Serve the HTTP API (/docs) and the web page (/) until interrupted."""
+    from deepresearch.server.serve import serve as run_server
+
+    with _friendly_errors():
+        settings = Settings.load()
+    err.print(f"[dim]deepresearch serving on http://{host}:{port} (jobs: {settings.jobs_db_path})[/dim]")
+    run_server(settings, host=host, port=port)
+
+
 def _index_corpus(settings: Settings, corpus: Path, quiet: bool) -> Path:
     from deepresearch.index.corpus import ensure_corpus_index
 
