@@ -52,7 +52,7 @@ def research(
 
 @app.command("index")
 def index_cmd(
-    paths: Annotated[list[Path], typer.Argument(help="Folders or files (.md, .txt, .jsonl).")],
+    paths: Annotated[list[Path], typer.Argument(help="Folders or files (.md .txt .jsonl .html .pdf .docx).")],
     index: Annotated[Path | None, typer.Option(help="Index file (default: INDEX_PATH).")] = None,
 ) -> None:
     """Build or update the local document index from PATHS (incremental)."""

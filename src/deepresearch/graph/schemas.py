@@ -57,4 +57,6 @@ class ReportDraft(BaseModel):
 
 
 class ShortAnswer(BaseModel):
-    answer: str
+    """``maxLength`` reaches the grammar, so a tiny model cannot ramble; code truncates for servers."""
+
+    answer: str = Field(json_schema_extra={"maxLength": 60})

@@ -30,6 +30,7 @@ from typing import Any
 from deepresearch.errors import IndexNotFoundError, SearchError
 from deepresearch.index.chunking import MAX_CHARS, chunk_text
 from deepresearch.index.loaders import (
+    SUPPORTED_SUFFIXES,
     Document,
     document_from_mapping,
     is_supported,
@@ -243,7 +244,7 @@ class DocumentIndex:
         elif root.is_file() and is_supported(root):
             self._index_file(root, tally, report)
         elif root.is_file():
-            report(f"skipped {root}: unsupported type (supported: .md, .txt, .jsonl)")
+            report(f"skipped {root}: unsupported type (supported: {', '.join(sorted(SUPPORTED_SUFFIXES))})")
         else:
             self._remove_missing(root, set(), tally, report)
 

@@ -118,8 +118,8 @@ def _quote(source: Source, limit: int) -> str:
 def answer_messages(question: str, evidence: Sequence[tuple[str, int]], language: str) -> list[Message]:
     """A short-answer prompt small enough for a tiny model: the question and the best sentences."""
     system = (
-        "Answer the question with a short phrase (a name, date, number, yes or no) taken from the "
-        f"evidence. {_DATA_RULE} {language_rule(language)} Reply with JSON only."
+        "Answer the question in at most five words (a name, date, number, yes or no) taken from "
+        f"the evidence. {_DATA_RULE} {language_rule(language)} Reply with JSON only."
     )
     lines = "\n".join(f'<source id="{sid}">{sentence}</source>' for sentence, sid in evidence)
     return [Message("system", system), Message("user", f"Evidence:\n{lines}\n\nQuestion: {question}")]
