@@ -27,6 +27,7 @@ class Check:
         return asdict(self)
 
 
+URL_SETTINGS = {"ollama": "OLLAMA_BASE_URL", "lmstudio": "LMSTUDIO_BASE_URL"}
 MIN_CONTEXT_TOKENS = 4096
 """Enough for the longest prompt sent (the report: 8 sources x 1,500 characters) and its answer."""
 
@@ -132,7 +133,7 @@ def _server_answers(config: ServerConfig, models: ServerModels) -> Check:
             "model",
             False,
             f"{config.base_url} does not answer ({models.error})",
-            "start the server or fix LLM_BASE_URL / OLLAMA_BASE_URL / LMSTUDIO_BASE_URL",
+            f"start the server or fix {URL_SETTINGS.get(config.provider, 'LLM_BASE_URL')}",
         )
     if not models.answered:
         return Check("model", False, f"{url} answered {models.status}", "check LLM_API_KEY and LLM_BASE_URL")

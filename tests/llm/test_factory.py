@@ -266,3 +266,9 @@ def test_interval_gate_is_shared_between_threads() -> None:
 
     starts.sort()
     assert all(b - a >= 0.09 for a, b in zip(starts, starts[1:], strict=False))
+
+
+def test_a_role_model_equal_to_the_default_is_not_routed(tmp_path: Path, base_url: str) -> None:
+    model = build_model(_custom(tmp_path, base_url, writer_model="fake-model", judge_model="fake-model"))
+
+    assert isinstance(model, OpenAICompatModel)

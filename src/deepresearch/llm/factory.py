@@ -46,8 +46,8 @@ def build_model(settings: Settings) -> ChatModel:
             built[name] = _wrapped(settings, *leaf(settings, name))
         return built[name]
 
-    default = model(None)
-    by_role = {role: model(name) for role, name in role_models(settings).items()}
+    default, default_name = model(None), _default_name(settings)
+    by_role = {role: model(name) for role, name in role_models(settings).items() if name != default_name}
     if not by_role:
         return default
     from deepresearch.llm.router import StepRouter
@@ -59,6 +59,12 @@ def role_models(settings: Settings) -> dict[str, str]:
     """The roles that have their own model, and the model each names."""
     chosen = {role: getattr(settings, field) for role, field in ROLE_SETTINGS.items()}
     return {role: str(name) for role, name in chosen.items() if name}
+
+
+def _default_name(settings: Settings) -> str | None:
+    if settings.llm_provider != "embedded":
+        return settings.resolved_model_id()
+    return str(settings.embedded_model_path) if settings.embedded_model_path else settings.embedded_model
 
 
 def default_threads() -> int:
