@@ -255,3 +255,21 @@ def test_a_wrong_key_is_a_clear_error_with_the_key_masked(
     assert events[-1].type == "error"
     assert "LLM_API_KEY" in events[-1].data["message"]
     assert SECRET not in json.dumps([e.data for e in events])
+
+
+def test_a_cached_rerun_costs_nothing(
+    tmp_path: Path, base_url: str, fake: FakeOpenAI, local_search: LocalSearch
+) -> None:
+    settings = _settings(tmp_path, base_url, llm_cache="readwrite")
+    first = _done(_run(settings, local_search))
+    sent = len(fake.requests)
+
+    again = _done(_run(settings, local_search))
+
+    assert len(fake.requests) == sent
+    assert (
+        again["report_markdown"].split("## References")[0]
+        == first["report_markdown"].split("## References")[0]
+    )
+    assert again["usage"]["cached"] == sum(1 for c in again["usage"]["per_call"] if not c["streamed"])
+    assert again["usage"]["prompt_tokens"] < first["usage"]["prompt_tokens"]
