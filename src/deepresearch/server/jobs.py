@@ -26,47 +26,47 @@ from deepresearch.agent import research_stream
 from deepresearch.durable import Durability, has_checkpoint
 from deepresearch.errors import DeepResearchError
 from deepresearch.server.service import Service
-from deepresearch.server.store import JobRow, JobStore, StoredEvent
+from deepresearch.server.store import JobRow, JobStatus, JobStore, StoredEvent
 
 logger = logging.getLogger(__name__)
 
 
 class Notifier:
-    """Wakes the event streams of a job (on the event loop) when a worker thread stores an event."""
+    """Hands each event a worker thread stores to the job's live streams, on the event loop."""
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._waiters: dict[str, set[asyncio.Event]] = {}
+        self._inboxes: dict[str, set[asyncio.Queue[StoredEvent]]] = {}
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
 
     @contextmanager
-    def subscribe(self, job_id: str) -> Iterator[asyncio.Event]:
-        """An event set whenever ``job_id`` changes; clear it before reading the store."""
-        waiter = asyncio.Event()
-        self._waiters.setdefault(job_id, set()).add(waiter)
+    def subscribe(self, job_id: str) -> Iterator[asyncio.Queue[StoredEvent]]:
+        """A queue that receives every event of ``job_id`` stored from now on (loop thread only)."""
+        inbox: asyncio.Queue[StoredEvent] = asyncio.Queue()
+        self._inboxes.setdefault(job_id, set()).add(inbox)
         try:
-            yield waiter
+            yield inbox
         finally:
-            waiters = self._waiters.get(job_id, set())
-            waiters.discard(waiter)
-            if not waiters:
-                self._waiters.pop(job_id, None)
+            inboxes = self._inboxes.get(job_id, set())
+            inboxes.discard(inbox)
+            if not inboxes:
+                self._inboxes.pop(job_id, None)
 
-    def publish(self, job_id: str) -> None:
+    def publish(self, stored: StoredEvent) -> None:
         """Thread-safe; a no-op when nobody listens or the loop is gone."""
         loop = self._loop
-        if loop is None or job_id not in self._waiters:
+        if loop is None or stored.job_id not in self._inboxes:
             return
         try:
-            loop.call_soon_threadsafe(self._wake, job_id)
+            loop.call_soon_threadsafe(self._deliver, stored)
         except RuntimeError:
             return
 
-    def _wake(self, job_id: str) -> None:
-        for waiter in self._waiters.get(job_id, ()):
-            waiter.set()
+    def _deliver(self, stored: StoredEvent) -> None:
+        for inbox in self._inboxes.get(stored.job_id, ()):
+            inbox.put_nowait(stored)
 
 
 class JobManager:
@@ -121,21 +121,20 @@ class JobManager:
         ready = all(c["ok"] for c in checks)
         result = {"dry_run": True, "ready": ready, "checks": checks}
         if ready:
-            self._append(job.id, {"type": "done", "step": "done", "data": result})
-            self.store.finish(job.id, "completed", result=result)
+            self._finish(job.id, "completed", {"type": "done", "step": "done", "data": result}, result=result)
         else:
             failing = "; ".join(f"{c['name']}: {c['detail']}" for c in checks if not c["ok"])
             message = f"not ready: {failing}"
-            self._append(job.id, {"type": "error", "step": "error", "data": {**result, "message": message}})
-            self.store.finish(job.id, "failed", result=result, error=message)
+            event = {"type": "error", "step": "error", "data": {**result, "message": message}}
+            self._finish(job.id, "failed", event, result=result, error=message)
         return self.store.require(job.id)
 
     def cancel(self, job_id: str) -> JobRow:
         """Cancel a queued job now, or ask a running one to stop at its next step."""
         job = self.store.require(job_id)
         if job.status == "queued":
-            self._append(job_id, _error_event("cancelled before it started", cancelled=True))
-            self.store.finish(job_id, "cancelled", error="cancelled before it started")
+            message = "cancelled before it started"
+            self._finish(job_id, "cancelled", _error_event(message, cancelled=True), error=message)
         elif job.status == "running":
             with self._lock:
                 self._user_cancelled.add(job_id)
@@ -211,14 +210,15 @@ class JobManager:
         if event["type"] == "error" and data.get("cancelled") and self._interrupted(job.id):
             self._append(job.id, _status_event("interrupted", "Server stopping; the job resumes on restart"))
             return False
-        self._append(job.id, event)
+        if event["type"] == "done":
+            self._finish(job.id, "completed", event, result=data.get("result"))
+        elif event["type"] == "error":
+            status: JobStatus = "cancelled" if data.get("cancelled") else "failed"
+            self._finish(job.id, status, event, error=data.get("message", "research failed"))
+        else:
+            self._append(job.id, event)
         if event["type"] == "status" and data.get("run_dir") and not job.run_dir:
             self.store.set_run_dir(job.id, data["run_dir"])
-        if event["type"] == "done":
-            self._finish(job.id, "completed", result=data.get("result"))
-        elif event["type"] == "error":
-            status = "cancelled" if data.get("cancelled") else "failed"
-            self._finish(job.id, status, error=data.get("message", "research failed"))
         return event["type"] not in ("done", "error")
 
     def _interrupted(self, job_id: str) -> bool:
@@ -227,20 +227,26 @@ class JobManager:
 
     def _append(self, job_id: str, event: dict[str, Any]) -> StoredEvent:
         stored = self.store.append_event(job_id, event, time.time())
-        self.notifier.publish(job_id)
+        self.notifier.publish(stored)
         return stored
 
-    def _finish(self, job_id: str, status: Any, *, result: Any = None, error: str | None = None) -> None:
-        self.store.finish(job_id, status, result=result, error=error)
+    def _finish(
+        self,
+        job_id: str,
+        status: JobStatus,
+        event: dict[str, Any],
+        *,
+        result: Any = None,
+        error: str | None = None,
+    ) -> None:
+        """Finish the job with its last ``event`` (one transaction); a no-op once finished."""
+        stored = self.store.finish(job_id, status, event, time.time(), result=result, error=error)
         self._forget_checkpoints(job_id)
-        self.notifier.publish(job_id)
+        if stored is not None:
+            self.notifier.publish(stored)
 
     def _fail(self, job_id: str, message: str) -> None:
-        job = self.store.get(job_id)
-        if job is None or job.finished:
-            return
-        self._append(job_id, _error_event(message))
-        self._finish(job_id, "failed", error=message)
+        self._finish(job_id, "failed", _error_event(message), error=message)
 
     def _forget_checkpoints(self, job_id: str) -> None:
         try:

@@ -18,9 +18,11 @@ from starlette.concurrency import run_in_threadpool
 from deepresearch.events import Event
 from deepresearch.server.jobs import JobManager
 from deepresearch.server.security import Redactor
+from deepresearch.server.store import StoredEvent
 
 STORE_BATCH = 500
 IDLE_RECHECK_SECONDS = 5.0
+FINAL = frozenset({"done", "error"})
 
 
 def sse_message(body: dict[str, Any], stamp: float) -> ServerSentEvent:
@@ -89,25 +91,46 @@ async def run_messages(run: ThreadedRun) -> AsyncIterator[ServerSentEvent]:
 
 
 async def job_messages(manager: JobManager, job_id: str, after: int) -> AsyncIterator[ServerSentEvent]:
-    """The job's stored events with ``seq > after``, then new ones as they are stored, until the job
-    has finished and its last event was sent."""
-    with manager.notifier.subscribe(job_id) as wake:
+    """The job's stored events with ``seq > after``, then new ones as they are stored, until the
+    job's last event (``done``/``error``) was sent.
+
+    Live events come straight from the :class:`Notifier` (subscribed before the replay, so none
+    falls between); a gap or a quiet spell is filled from the store.
+    """
+    with manager.notifier.subscribe(job_id) as inbox:
+        async for stored in _stored_after(manager, job_id, after):
+            yield sse_message(stored.body, stored.time)
+            after = stored.seq
+            if stored.type in FINAL:
+                return
         while True:
-            wake.clear()
-            batch = await run_in_threadpool(manager.store.events, job_id, after=after, limit=STORE_BATCH)
-            for stored in batch:
+            try:
+                live = [await asyncio.wait_for(inbox.get(), IDLE_RECHECK_SECONDS)]
+            except asyncio.TimeoutError:
+                live = []
+            if not live or live[0].seq > after + 1:
+                live = [e async for e in _stored_after(manager, job_id, after)]
+            for stored in live:
+                if stored.seq <= after:
+                    continue
                 yield sse_message(stored.body, stored.time)
                 after = stored.seq
-            if len(batch) == STORE_BATCH:
-                continue
-            job = await run_in_threadpool(manager.store.get, job_id)
-            if job is None:
+                if stored.type in FINAL:
+                    return
+            if not live and await _finished(manager, job_id):
                 return
-            if job.finished:
-                for stored in await run_in_threadpool(manager.store.events, job_id, after=after):
-                    yield sse_message(stored.body, stored.time)
-                return
-            try:
-                await asyncio.wait_for(wake.wait(), IDLE_RECHECK_SECONDS)
-            except asyncio.TimeoutError:
-                continue
+
+
+async def _stored_after(manager: JobManager, job_id: str, after: int) -> AsyncIterator[StoredEvent]:
+    while True:
+        batch = await run_in_threadpool(manager.store.events, job_id, after=after, limit=STORE_BATCH)
+        for stored in batch:
+            yield stored
+            after = stored.seq
+        if len(batch) < STORE_BATCH:
+            return
+
+
+async def _finished(manager: JobManager, job_id: str) -> bool:
+    job = await run_in_threadpool(manager.store.get, job_id)
+    return job is None or job.finished

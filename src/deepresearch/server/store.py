@@ -91,22 +91,32 @@ def utc_now() -> str:
 
 
 class JobStore:
-    """Jobs and events at ``path``; the schema is migrated to the latest version on open."""
+    """Jobs and events at ``path``; the schema is migrated to the latest version on open.
+
+    Writes go through one connection, reads through another, so readers (event streams) never
+    wait behind a writer. ``synchronous=NORMAL`` under WAL: a committed write survives the process
+    being killed; only a power cut can lose the last commits.
+    """
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._conn.row_factory = sqlite3.Row
+        self._read_lock = threading.Lock()
+        self._conn = _connect(path)
         self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA foreign_keys=ON")
-        self._conn.execute("PRAGMA busy_timeout=5000")
         migrate(self._conn)
+        self._reader = _connect(path)
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock, self._read_lock:
+            self._reader.close()
             self._conn.close()
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._read_lock:
+            yield self._reader
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -131,8 +141,8 @@ class JobStore:
         return self.require(job_id)
 
     def get(self, job_id: str) -> JobRow | None:
-        with self._lock:
-            row = self._conn.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        with self._read() as db:
+            row = db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
         return _job(row) if row else None
 
     def require(self, job_id: str) -> JobRow:
@@ -145,14 +155,14 @@ class JobStore:
         """Newest first."""
         where, args = ("WHERE status = ?", [status]) if status else ("", [])
         sql = f"SELECT * FROM jobs {where} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?"
-        with self._lock:
-            rows = self._conn.execute(sql, [*args, limit, offset]).fetchall()
+        with self._read() as db:
+            rows = db.execute(sql, [*args, limit, offset]).fetchall()
         return [_job(r) for r in rows]
 
     def unfinished(self) -> list[JobRow]:
         """Jobs a restart must pick up again, oldest first."""
-        with self._lock:
-            rows = self._conn.execute(
+        with self._read() as db:
+            rows = db.execute(
                 "SELECT * FROM jobs WHERE status IN (?, ?) ORDER BY created_at, rowid", UNFINISHED
             ).fetchall()
         return [_job(r) for r in rows]
@@ -175,35 +185,44 @@ class JobStore:
         self,
         job_id: str,
         status: JobStatus,
+        event: dict[str, Any],
+        now: float,
         *,
         result: dict[str, Any] | None = None,
         error: str | None = None,
-    ) -> bool:
-        """Move an unfinished job to a terminal ``status``; False when it had already finished."""
+    ) -> StoredEvent | None:
+        """Move an unfinished job to a terminal ``status`` and store its last ``event`` in the same
+        transaction (whoever reads the event sees the job finished); None when it had already
+        finished, and then nothing is stored."""
         with self._tx() as db:
             cur = db.execute(
                 "UPDATE jobs SET status = ?, finished_at = ?, result = ?, error = ? "
                 "WHERE id = ? AND status IN (?, ?)",
                 (status, utc_now(), _dump(result), error, job_id, *UNFINISHED),
             )
-        return cur.rowcount == 1
+            return self._insert_event(db, job_id, event, now) if cur.rowcount == 1 else None
 
     def append_event(self, job_id: str, event: dict[str, Any], now: float) -> StoredEvent:
         """Store ``event`` as the job's next event (its ``seq`` is replaced by the job's)."""
         with self._tx() as db:
-            row = db.execute("SELECT COALESCE(MAX(seq), 0) FROM job_events WHERE job_id = ?", (job_id,))
-            seq = int(row.fetchone()[0]) + 1
-            body = {**event, "seq": seq}
-            db.execute(
-                "INSERT INTO job_events (job_id, seq, type, body, created_at) VALUES (?, ?, ?, ?, ?)",
-                (job_id, seq, body["type"], json.dumps(body, ensure_ascii=False), now),
-            )
+            return self._insert_event(db, job_id, event, now)
+
+    def _insert_event(
+        self, db: sqlite3.Connection, job_id: str, event: dict[str, Any], now: float
+    ) -> StoredEvent:
+        row = db.execute("SELECT COALESCE(MAX(seq), 0) FROM job_events WHERE job_id = ?", (job_id,))
+        seq = int(row.fetchone()[0]) + 1
+        body = {**event, "seq": seq}
+        db.execute(
+            "INSERT INTO job_events (job_id, seq, type, body, created_at) VALUES (?, ?, ?, ?, ?)",
+            (job_id, seq, body["type"], json.dumps(body, ensure_ascii=False), now),
+        )
         return StoredEvent(job_id, seq, body["type"], body, now)
 
     def events(self, job_id: str, *, after: int = 0, limit: int = 500) -> list[StoredEvent]:
         """The job's events with ``seq > after``, in order."""
-        with self._lock:
-            rows = self._conn.execute(
+        with self._read() as db:
+            rows = db.execute(
                 "SELECT * FROM job_events WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?",
                 (job_id, after, limit),
             ).fetchall()
@@ -211,8 +230,8 @@ class JobStore:
 
     def event_types(self, job_id: str) -> Sequence[tuple[str, dict[str, Any]]]:
         """``(type, body)`` of every event but ``done`` (whose body holds the whole result)."""
-        with self._lock:
-            rows = self._conn.execute(
+        with self._read() as db:
+            rows = db.execute(
                 "SELECT type, body FROM job_events WHERE job_id = ? AND type != 'done' ORDER BY seq",
                 (job_id,),
             ).fetchall()
@@ -233,6 +252,15 @@ def migrate(conn: sqlite3.Connection) -> int:
     for number in range(version, len(MIGRATIONS)):
         conn.executescript(f"BEGIN; {MIGRATIONS[number]}; PRAGMA user_version = {number + 1}; COMMIT;")
     return len(MIGRATIONS)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA busy_timeout=5000")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    return conn
 
 
 def _dump(value: dict[str, Any] | None) -> str | None:
