@@ -207,6 +207,7 @@ def _build_context(
 
 def _open_run(question: str, settings: Settings, durable: Durability | None = None) -> tuple[RunFolder, int]:
     if durable is not None and durable.run_dir is not None and (durable.run_dir / RUN_FILE).is_file():
+        (durable.run_dir / "error.json").unlink(missing_ok=True)
         return RunFolder(durable.run_dir), 0
     store = RunStore(settings.resolved_runs_workspace)
     removed = store.cleanup(settings.research_run_retention_days)

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from deepresearch.llm.testing import ScriptedModel
 from deepresearch.server.store import JobStore
 
 from .conftest import Serve
@@ -92,6 +93,28 @@ def test_kill_9_mid_run_then_restart_finishes_the_job(tmp_path: Path, home: Path
     notes = [Path(n["path"]) for n in done["result"]["notes"]]
     assert notes and all(path.is_file() for path in notes)
     assert done["result"]["sources"]
+
+
+def test_a_graceful_stop_interrupts_running_jobs_and_a_restart_resumes_them(serve: Serve, home: Path) -> None:
+    first = serve(model=ScriptedModel(delay=0.3), summary_mode="model")
+    with first.client() as client:
+        job_id = client.post("/tasks", json={"topic": TOPIC}).json()["id"]
+        _events(client, job_id, until=lambda m: m.event == "todo_list")
+    first.__exit__(None, None, None)
+    store = JobStore(home / "jobs.sqlite")
+    stopped = store.require(job_id)
+    before = [e.body for e in store.events(job_id)]
+    store.close()
+    assert stopped.status == "running"
+    assert before[-1]["type"] == "status" and before[-1]["step"] == "interrupted"
+    assert not any(e["type"] in ("done", "error") for e in before)
+
+    with serve(summary_mode="model").client() as client:
+        done = wait_job(client, job_id, ("completed", "failed", "cancelled"))
+        after = [m.data for m in _events(client, job_id)]
+    assert done["status"] == "completed" and done["attempts"] == 2
+    assert [e["type"] for e in after].count("todo_list") == 1
+    assert not (Path(done["result"]["run_dir"]) / "error.json").exists()
 
 
 def test_a_job_interrupted_too_often_is_failed_with_the_reason(serve: Serve, home: Path) -> None:

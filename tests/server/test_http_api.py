@@ -61,6 +61,7 @@ def test_openapi_lists_every_route_with_its_bodies(serve: Serve) -> None:
     job_view = schema["components"]["schemas"]["JobView"]["properties"]
     assert {"status", "progress", "task_counts", "timings", "report_markdown", "error"} <= set(job_view)
     assert "securitySchemes" not in schema.get("components", {})
+    assert "401" not in paths["/tasks"]["get"]["responses"]
 
 
 def test_token_is_required_everywhere_but_healthz(serve: Serve) -> None:
@@ -92,6 +93,7 @@ def test_token_is_required_everywhere_but_healthz(serve: Serve) -> None:
         assert TOKEN not in authed.get("/readyz").text
     assert "HTTPBearer" in schema["components"]["securitySchemes"]
     assert schema["paths"]["/tasks"]["post"]["security"] == [{"HTTPBearer": []}]
+    assert "401" in schema["paths"]["/tasks/{job_id}"]["get"]["responses"]
     assert "security" not in schema["paths"]["/healthz"]["get"]
 
 

@@ -166,3 +166,15 @@ def test_expired_run_folders_are_cleaned_on_schedule(serve: Serve, home: Path) -
         time.sleep(0.05)
     assert not old.path.exists()
     assert fresh.path.exists()
+
+
+def test_reconnect_after_the_last_event_gets_204(serve: Serve) -> None:
+    with serve().client() as client:
+        job = client.post("/tasks", json={"topic": TOPIC}).json()
+        wait_job(client, job["id"], ("completed",))
+        with client.stream("GET", job["events_url"]) as response:
+            last = read_events(response)[-1].id
+        done = client.get(job["events_url"], headers={"Last-Event-ID": str(last)})
+        before_last = client.get(job["events_url"], headers={"Last-Event-ID": str(int(last or 0) - 1)})
+    assert done.status_code == 204
+    assert before_last.status_code == 200 and "event: done" in before_last.text

@@ -112,3 +112,11 @@ def test_waiting_streams_queue_behind_max_direct_runs(serve: Serve) -> None:
         events_a, events_b = read_events(a), read_events(b)
     assert events_a[-1].event == events_b[-1].event == "done"
     assert events_b[0].data["time"] >= events_a[-1].data["time"]
+
+
+def test_event_source_reconnect_to_a_direct_stream_starts_nothing(serve: Serve) -> None:
+    model = ScriptedModel()
+    with serve(model=model).client() as client:
+        response = client.get("/research/stream", params={"topic": TOPIC}, headers={"Last-Event-ID": "7"})
+    assert response.status_code == 204
+    assert model.calls == []

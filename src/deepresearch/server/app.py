@@ -28,13 +28,16 @@ from deepresearch.server.jobs import JobManager
 from deepresearch.server.retention import retention_loop
 from deepresearch.server.routes_jobs import jobs_router
 from deepresearch.server.routes_research import research_router
-from deepresearch.server.schemas import CheckView, Health, Readiness
+from deepresearch.server.schemas import CheckView, ErrorBody, Health, Readiness
 from deepresearch.server.security import BodyLimitMiddleware, Redactor, install_cors, token_guard
 from deepresearch.server.service import ServerOptions, Service
 from deepresearch.server.store import JobStore
 from deepresearch.settings import Settings
 
 CHECKPOINTS_FILE = "checkpoints.sqlite"
+UNAUTHORIZED: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorBody, "description": "Missing or wrong bearer token (the server has an API_TOKEN)."}
+}
 
 
 def create_app(
@@ -60,13 +63,15 @@ def create_app(
         docs_url=None,
         redoc_url=None,
     )
-    guard = [Depends(token_guard(settings))] if settings.api_token else []
+    guarded: dict[str, Any] = {}
+    if settings.api_token:
+        guarded = {"dependencies": [Depends(token_guard(settings))], "responses": UNAUTHORIZED}
     slots = threading.Semaphore(service.options.max_direct_runs or settings.max_concurrent_jobs)
     app.include_router(_meta_router(service, __version__))
-    app.include_router(_ready_router(service), dependencies=guard)
-    app.include_router(research_router(service, slots), dependencies=guard)
-    app.include_router(jobs_router(service, manager), dependencies=guard)
-    app.include_router(_docs_router(app), dependencies=guard)
+    app.include_router(_ready_router(service), **guarded)
+    app.include_router(research_router(service, slots), **guarded)
+    app.include_router(jobs_router(service, manager), **guarded)
+    app.include_router(_docs_router(app), **guarded)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     install_cors(app, settings)
     app.state.service = service

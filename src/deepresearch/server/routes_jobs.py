@@ -26,6 +26,7 @@ from deepresearch.server.service import Service
 from deepresearch.server.sse import job_messages, sse_response
 from deepresearch.server.store import JobRow, JobStatus
 
+NOTHING_MORE = "The job has finished and every event was sent; EventSource stops reconnecting."
 NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "No such job."}}
 
 
@@ -82,7 +83,7 @@ def jobs_router(service: Service, manager: JobManager) -> APIRouter:
     @router.get(
         "/{job_id}/events",
         response_class=EventSourceResponse,
-        responses={**SSE_RESPONSE, **NOT_FOUND},
+        responses={**SSE_RESPONSE, **NOT_FOUND, 204: {"description": NOTHING_MORE}},
         summary="A job's events (SSE): what happened so far, then live",
     )
     async def job_events(
@@ -91,9 +92,11 @@ def jobs_router(service: Service, manager: JobManager) -> APIRouter:
             str | None, Header(description="Resume after this event id (EventSource sends it).")
         ] = None,
         after: Annotated[int | None, Query(ge=0, description="Same as Last-Event-ID.")] = None,
-    ) -> EventSourceResponse:
-        await run_in_threadpool(_require, manager, job_id)
+    ) -> Response:
+        job = await run_in_threadpool(_require, manager, job_id)
         start = after if after is not None else _event_id(last_event_id)
+        if job.finished and not await run_in_threadpool(manager.store.events, job_id, after=start, limit=1):
+            return Response(status_code=status.HTTP_204_NO_CONTENT)
         return sse_response(job_messages(manager, job_id, start), service.options.heartbeat_seconds)
 
     return router

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query, Request, status
+from fastapi import APIRouter, Header, HTTPException, Query, Request, Response, status
 from sse_starlette import EventSourceResponse
 
 from deepresearch.agent import research_stream
@@ -18,6 +18,7 @@ from deepresearch.server.service import Service
 from deepresearch.server.sse import ThreadedRun, run_messages, sse_response
 
 DISCONNECT_POLL_SECONDS = 0.5
+NO_REPLAY = "A reconnect (Last-Event-ID sent): direct runs end with their stream; nothing is started."
 ERRORS: dict[int | str, dict[str, Any]] = {
     413: {"model": ErrorBody, "description": "The request body is larger than MAX_BODY_BYTES."},
     422: {"description": "Bad topic, unknown or server-only override, or invalid value."},
@@ -75,7 +76,7 @@ def research_router(service: Service, slots: threading.Semaphore) -> APIRouter:
     @router.get(
         "/research/stream",
         response_class=EventSourceResponse,
-        responses={**SSE_RESPONSE, **ERRORS},
+        responses={**SSE_RESPONSE, **ERRORS, 204: {"description": NO_REPLAY}},
         summary="Run a research and stream its events (SSE, for EventSource)",
     )
     async def stream_get(
@@ -83,8 +84,15 @@ def research_router(service: Service, slots: threading.Semaphore) -> APIRouter:
         topic: Annotated[str, Query(min_length=1, description=TOPIC_DOC)],
         search_api: Annotated[str | None, Query(description="Search backend (SEARCH_API).")] = None,
         max_web_research_loops: Annotated[int | None, Query(ge=1, le=10)] = None,
-    ) -> EventSourceResponse:
-        """Like ``POST /research/stream``; any other query parameter is a setting override."""
+        last_event_id: Annotated[str | None, Header(description="Set by a reconnecting EventSource.")] = None,
+    ) -> Response:
+        """Like ``POST /research/stream``; any other query parameter is a setting override.
+
+        A reconnect (``Last-Event-ID`` set) starts nothing: the run ended with its stream, so the
+        answer is 204, which stops an EventSource from reconnecting again. Use ``/tasks`` for runs
+        that outlive a connection."""
+        if last_event_id is not None:
+            return Response(status_code=status.HTTP_204_NO_CONTENT)
         declared = {"topic", "search_api", "max_web_research_loops"}
         extra = {k: v for k, v in request.query_params.items() if k not in declared}
         given = {"search_api": search_api, "max_web_research_loops": max_web_research_loops, **extra}
