@@ -61,7 +61,7 @@ class LiveServer:
         return f"http://127.0.0.1:{port}"
 
     def client(self, **kwargs: Any) -> httpx.Client:
-        return httpx.Client(base_url=self.url, timeout=30, **kwargs)
+        return httpx.Client(base_url=self.url, **{"timeout": 30, **kwargs})
 
 
 @dataclass

@@ -6,6 +6,9 @@ import json
 import time
 from pathlib import Path
 
+import httpx
+import pytest
+
 from deepresearch.events import EVENT_TYPES
 from deepresearch.llm.testing import ScriptedModel
 from deepresearch.server import ServerOptions
@@ -120,3 +123,13 @@ def test_event_source_reconnect_to_a_direct_stream_starts_nothing(serve: Serve) 
         response = client.get("/research/stream", params={"topic": TOPIC}, headers={"Last-Event-ID": "7"})
     assert response.status_code == 204
     assert model.calls == []
+
+
+def test_client_leaving_a_blocking_research_cancels_it(serve: Serve, home: Path) -> None:
+    model = ScriptedModel(delay=1.0)
+    server = serve(model=model, summary_mode="model")
+    with server.client(timeout=0.5) as client, pytest.raises(httpx.ReadTimeout):
+        client.post("/research", json={"topic": TOPIC})
+    runs = wait_for(lambda: list((home / "runs").glob("*/error.json")), timeout=20)
+    assert json.loads(runs[0].read_text())["cancelled"] is True
+    assert "report" not in model.steps()
