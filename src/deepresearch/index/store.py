@@ -11,6 +11,9 @@ Contracts:
 - Files are indexed one transaction each, skipped when their sha256 is unchanged, and removed
   when they disappear from under a root being indexed.
 - :meth:`DocumentIndex.search` accepts any user text: it never passes FTS5 syntax through.
+- With an :class:`~deepresearch.index.embeddings.Embedder`, indexing also embeds every passage
+  that has no vector from that model yet (so an index built without vectors gains them on the
+  next run), and :meth:`DocumentIndex.search_hybrid` fuses BM25 and dense rankings by RRF.
 - One index may be shared between threads; calls are serialised by a lock.
 """
 
@@ -27,8 +30,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from deepresearch.errors import IndexNotFoundError, SearchError
+from deepresearch.errors import ConfigurationError, IndexNotFoundError, SearchError
+from deepresearch.index import vectors
 from deepresearch.index.chunking import MAX_CHARS, chunk_text
+from deepresearch.index.embeddings import Embedder
+from deepresearch.index.fusion import RRF_K, reciprocal_rank_fusion
 from deepresearch.index.loaders import (
     SUPPORTED_SUFFIXES,
     Document,
@@ -45,6 +51,8 @@ MEMORY = ":memory:"
 IN_MEMORY_SOURCE = "<memory>"
 TITLE_WEIGHT = 2.0
 TEXT_WEIGHT = 1.0
+HYBRID_DEPTH = 50
+EMBED_CHUNK = 64
 
 MIGRATIONS: tuple[str, ...] = (
     """
@@ -82,6 +90,7 @@ MIGRATIONS: tuple[str, ...] = (
         INSERT INTO passages_fts(rowid, title, text) VALUES (new.rowid, new.title, new.text);
     END;
     """,
+    vectors.VECTORS_MIGRATION,
 )
 
 
@@ -122,6 +131,7 @@ class IndexStats:
     seconds: float = 0.0
     records_skipped: int = 0
     files_failed: int = 0
+    passages_embedded: int = 0
 
 
 @dataclass
@@ -132,6 +142,7 @@ class _Tally:
     passages_added: int = 0
     records_skipped: int = 0
     files_failed: int = 0
+    passages_embedded: int = 0
 
 
 def passages_for(document: Document, source: str, max_chars: int = MAX_CHARS) -> list[Passage]:
@@ -147,21 +158,26 @@ def passages_for(document: Document, source: str, max_chars: int = MAX_CHARS) ->
 
 
 class DocumentIndex:
-    """A SQLite file (or ``":memory:"``) holding passages and their FTS5 index."""
+    """A SQLite file (or ``":memory:"``) holding passages, their FTS5 index and, optionally, vectors.
 
-    def __init__(self, path: Path | str) -> None:
+    ``embedder`` (optional) embeds new passages while indexing and queries for dense search.
+    """
+
+    def __init__(self, path: Path | str, embedder: Embedder | None = None) -> None:
         self.path = path
+        self.embedder = embedder
         self._lock = threading.RLock()
         self._conn = _open(path)
+        self._vectors = vectors.VectorCache()
 
     @classmethod
-    def open_existing(cls, path: Path | str) -> DocumentIndex:
+    def open_existing(cls, path: Path | str, embedder: Embedder | None = None) -> DocumentIndex:
         """Open an index that must already exist; raise :class:`IndexNotFoundError` if not."""
         if not Path(path).is_file():
             raise IndexNotFoundError(
                 f"No document index at {path}. Build one first; run: deepresearch index PATH"
             )
-        return cls(path)
+        return cls(path, embedder)
 
     def __enter__(self) -> DocumentIndex:
         return self
@@ -209,6 +225,80 @@ class DocumentIndex:
             raise SearchError(f"local index search failed: {exc}") from exc
         return [(_passage(row), -float(row[6])) for row in rows]
 
+    def has_vectors(self) -> bool:
+        """Whether an embedder is set and the index holds vectors from its model."""
+        if self.embedder is None:
+            return False
+        with self._lock:
+            rowids, _ = self._vectors.get(self._conn, self.embedder.name, self.embedder.dim)
+        return bool(rowids)
+
+    def search_dense(self, query: str, limit: int = 5) -> list[tuple[Passage, float]]:
+        """Passages by cosine similarity to the embedded query, best first (brute force).
+
+        Only passages with a vector from the embedder's model take part. Raises
+        :class:`ConfigurationError` when the index has no embedder.
+        """
+        embedder = self._require_embedder()
+        if limit < 1 or not query.strip():
+            return []
+        query_vector = embedder.embed([query])[0]
+        with self._lock:
+            rowids, matrix = self._vectors.get(self._conn, embedder.name, embedder.dim)
+        ranked = vectors.nearest(rowids, matrix, query_vector, limit)
+        found = self._by_rowid([rowid for rowid, _ in ranked])
+        return [(found[rowid], score) for rowid, score in ranked if rowid in found]
+
+    def search_hybrid(
+        self, query: str, limit: int = 5, *, depth: int = HYBRID_DEPTH, k: int = RRF_K
+    ) -> list[tuple[Passage, float]]:
+        """BM25 top-``depth`` and dense top-``depth`` fused by reciprocal rank fusion.
+
+        Scores are the fused RRF scores (higher is better). Raises :class:`ConfigurationError`
+        when the index has no embedder, :class:`SearchError` if SQLite fails.
+        """
+        if limit < 1:
+            return []
+        keyword = self.search(query, depth)
+        dense = self.search_dense(query, depth)
+        passages = {passage.id: passage for passage, _ in keyword + dense}
+        rankings = [[p.id for p, _ in keyword], [p.id for p, _ in dense]]
+        fused = reciprocal_rank_fusion(rankings, k=k, limit=limit)
+        return [(passages[passage_id], score) for passage_id, score in fused]
+
+    def _require_embedder(self) -> Embedder:
+        if self.embedder is None:
+            raise ConfigurationError(
+                "dense search needs an embedder: set INDEX_EMBEDDINGS=true (or pass one to DocumentIndex)"
+            )
+        return self.embedder
+
+    def _by_rowid(self, rowids: Sequence[int]) -> dict[int, Passage]:
+        marks = ",".join("?" * len(rowids))
+        sql = f"SELECT p.rowid, {_PASSAGE_COLUMNS} FROM passages AS p WHERE p.rowid IN ({marks})"
+        with self._lock:
+            rows = self._conn.execute(sql, list(rowids)).fetchall() if rowids else []
+        return {int(row[0]): _passage(row[1:]) for row in rows}
+
+    def embed_pending(self, progress: Progress | None = None) -> int:
+        """Embed every passage without a vector from the embedder's model; return how many.
+
+        Vectors are committed every :data:`EMBED_CHUNK` passages, so an interrupted run keeps
+        its work. Does nothing without an embedder.
+        """
+        if self.embedder is None:
+            return 0
+        with self._lock:
+            todo = vectors.pending(self._conn, self.embedder.name)
+        done = 0
+        for start in range(0, len(todo), EMBED_CHUNK):
+            chunk = todo[start : start + EMBED_CHUNK]
+            matrix = self.embedder.embed([text for _, text in chunk])
+            with self._transaction() as conn:
+                done += vectors.save(conn, self.embedder.name, [rowid for rowid, _ in chunk], matrix)
+            (progress or _ignore)(f"embedded {start + len(chunk)}/{len(todo)} passages")
+        return done
+
     def add_documents(
         self, docs: Iterable[Document | Mapping[str, object]], source: str = IN_MEMORY_SOURCE
     ) -> int:
@@ -220,7 +310,9 @@ class DocumentIndex:
         doc_ids = [(d.doc_id, source) for d in documents]
         with self._transaction() as conn:
             conn.executemany("DELETE FROM passages WHERE doc_id = ? AND source = ?", doc_ids)
-            return _insert(conn, documents, source)[0]
+            added = _insert(conn, documents, source)[0]
+        self.embed_pending()
+        return added
 
     def index_paths(self, paths: Sequence[Path | str], progress: Progress | None = None) -> IndexStats:
         """Index files and folders (recursively) incrementally; see the module contract.
@@ -233,6 +325,7 @@ class DocumentIndex:
         report = progress or _ignore
         for root in paths:
             self._index_root(Path(root).resolve(), tally, report)
+        tally.passages_embedded = self.embed_pending(report)
         return IndexStats(passages_total=self.count(), seconds=time.perf_counter() - started, **vars(tally))
 
     def _index_root(self, root: Path, tally: _Tally, report: Progress) -> None:
@@ -304,6 +397,7 @@ class DocumentIndex:
                 self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
+            self._vectors.invalidate()
 
 
 def _open(path: Path | str) -> sqlite3.Connection:

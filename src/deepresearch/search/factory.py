@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from deepresearch.errors import ConfigurationError
+from deepresearch.index.embeddings import Embedder, MiniLMEmbedder
 from deepresearch.index.loaders import demo_corpus_path
 from deepresearch.index.store import DocumentIndex
 from deepresearch.search.base import SearchBackend
@@ -134,10 +135,25 @@ def _secret(settings: Settings, field: str, env: str, engine: str) -> str:
 
 def _local(settings: Settings, notice: Notice | None) -> Built:
     path = settings.resolved_index_path
+    embedder = build_embedder(settings)
     if settings.uses_default_index and not path.exists():
         if notice:
             notice(f"no index at {path}; building it from the bundled demo corpus")
-        with DocumentIndex(path) as index:
+        with DocumentIndex(path, embedder) as index:
             index.index_paths([demo_corpus_path()])
-    index = DocumentIndex.open_existing(path)
+    index = DocumentIndex.open_existing(path, embedder)
+    if embedder is not None and notice and not index.has_vectors():
+        notice(
+            f"INDEX_EMBEDDINGS is on but {path} has no vectors, so search is BM25 only; "
+            "add them with: deepresearch index --embeddings PATH"
+        )
     return LocalSearch(index), index.close
+
+
+def build_embedder(settings: Settings) -> Embedder | None:
+    """The MiniLM embedder when ``INDEX_EMBEDDINGS`` is on, else ``None``.
+
+    Raises :class:`ConfigurationError` naming the install command when the ``dense`` extra or
+    the weights are missing.
+    """
+    return MiniLMEmbedder() if settings.index_embeddings else None

@@ -24,7 +24,13 @@ class LocalSearch:
         self.index = index
 
     def search(self, query: str, *, limit: int = 5) -> list[SearchHit]:
-        """At most ``limit`` hits, best first; raises :class:`SearchError` if SQLite fails."""
+        """At most ``limit`` hits, best first; raises :class:`SearchError` if SQLite fails.
+
+        Hybrid (BM25 + dense, fused by RRF) when the index has an embedder and vectors from its
+        model; BM25 alone otherwise.
+        """
+        if self.index.has_vectors():
+            return [_hit(passage, score) for passage, score in self.index.search_hybrid(query, limit)]
         return [_hit(passage, score) for passage, score in self.index.search(query, limit)]
 
 
