@@ -28,12 +28,14 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 @dataclass
 class Structured(Generic[T]):
-    """What a structured step produced: a value, or ``None`` with the reason in ``error``."""
+    """What a structured step produced: a value, or ``None`` with the reason in ``error``;
+    ``dropped`` counts broken list items left out of the value (see :func:`parse_salvaged`)."""
 
     value: T | None
     error: str | None = None
     attempts: int = 0
     raw: list[str] = field(default_factory=list)
+    dropped: int = 0
 
 
 def extract_json(text: str) -> Any:
@@ -51,11 +53,29 @@ def extract_json(text: str) -> Any:
 
 
 def parse_as(output_type: type[T], text: str, *, strip_think: bool = True) -> T:
+    """Parse and validate ``text`` as ``output_type`` (see :func:`parse_salvaged`)."""
+    return parse_salvaged(output_type, text, strip_think=strip_think)[0]
+
+
+def parse_salvaged(output_type: type[T], text: str, *, strip_think: bool = True) -> tuple[T, int]:
+    """Parse and validate ``text``; return the value and how many broken list items were dropped.
+
+    An answer cut off by ``max_tokens`` ends in a half-written item that ``json-repair`` closes
+    without its required fields; when every validation error lies inside items of top-level
+    lists, those items are dropped and the rest kept, as long as no list is left empty.
+    Raises ValueError (no JSON) or ValidationError (nothing to salvage).
+    """
     cleaned = strip_tool_calls(strip_thinking(text) if strip_think else text)
     data = extract_json(cleaned)
     if isinstance(data, list) and _wants_object_with_list(output_type):
         data = {_first_list_field(output_type): data}
-    return output_type.model_validate(data)
+    try:
+        return output_type.model_validate(data), 0
+    except ValidationError as exc:
+        kept, dropped = _without_broken_items(data, exc)
+        if not dropped:
+            raise
+        return output_type.model_validate(kept), dropped
 
 
 def ask_structured(
@@ -82,7 +102,7 @@ def ask_structured(
             return result
         result.raw.append(text)
         try:
-            result.value = parse_as(output_type, text, strip_think=strip_think)
+            result.value, result.dropped = parse_salvaged(output_type, text, strip_think=strip_think)
             result.error = None
             return result
         except (ValueError, ValidationError) as exc:
@@ -124,6 +144,25 @@ def _balanced_from(text: str, start: int, opener: str, closer: str) -> str:
             if depth == 0:
                 return text[start : index + 1]
     return text[start:]
+
+
+def _without_broken_items(data: Any, exc: ValidationError) -> tuple[Any, int]:
+    """``data`` without the top-level list items that ``exc`` blames; ``0`` dropped when an error
+    lies elsewhere or a list would be left empty."""
+    if not isinstance(data, dict):
+        return data, 0
+    broken: dict[str, set[int]] = {}
+    for error in exc.errors():
+        loc = error["loc"]
+        if len(loc) < 2 or not isinstance(data.get(loc[0]), list) or not isinstance(loc[1], int):
+            return data, 0
+        broken.setdefault(str(loc[0]), set()).add(loc[1])
+    kept = dict(data)
+    for name, indexes in broken.items():
+        kept[name] = [item for i, item in enumerate(data[name]) if i not in indexes]
+        if not kept[name]:
+            return data, 0
+    return kept, sum(len(indexes) for indexes in broken.values())
 
 
 def _wants_object_with_list(output_type: type[BaseModel]) -> bool:
