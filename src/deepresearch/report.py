@@ -97,7 +97,8 @@ def render_report(inp: ReportInput) -> ReportResult:
     removed = removed_a + removed_i + removed_b
     limits = _limits(inp, h, removed)
     if limits:
-        body = body.replace("\n\n", f"\n\n> **{h['limits']}:**\n" + limits + "\n\n", 1)
+        background = f"## {h['background']}"
+        body = body.replace(background, f"> **{h['limits']}:**\n{limits}\n\n{background}", 1)
     cited = [i for i in cited_ids(body) if i in valid]
     refs = [s for s in inp.sources if s.id in set(cited)] or list(inp.sources)
     references = render_references(refs, fallback_label=h["fallback"]) if refs else h["none"]

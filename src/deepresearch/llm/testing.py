@@ -149,7 +149,7 @@ def _report(question: str) -> dict[str, Any]:
 
 
 def _first_source_sentence(prompt: str) -> str:
-    match = re.search(r"<source[^>]*>([^<]{0,60})", prompt)
+    match = re.search(r"<source id=[^>]*>([^<]{0,60})", prompt)
     return match.group(1).strip() if match else "unknown"
 
 

@@ -44,6 +44,9 @@ def _search_task(inp: TaskInput, runtime: Runtime[ResearchContext]) -> dict[str,
         hits, notices = outcome.hits, [f"task {task.id}: {message}" for message in outcome.messages()]
     except SearchError as exc:
         hits, notices = [], [f"task {task.id}: search failed for {task.query!r}: {exc}"]
+    except Exception as exc:  # noqa: BLE001 - a third-party backend's bug must not kill the run
+        failure = f"{type(exc).__name__}: {exc}"
+        hits, notices = [], [f"task {task.id}: search backend error for {task.query!r}: {failure}"]
     if ctx.settings.fetch_full_page:
         hits, unread = read_hits(hits, PageFetcher.from_settings(ctx.settings))
         notices += [f"task {task.id}: {notice}" for notice in unread]
