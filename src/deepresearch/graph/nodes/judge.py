@@ -1,8 +1,7 @@
 """Judging the evidence: a code-side relevance score per source, backed by the model where it helps.
 
-Code relevance: a source is relevant to a task when it contains at least a third of the key terms
-of the task's first query, and at least two of them when the query has two or more (multi-hop
-questions spread their terms over several passages, so no single passage holds most of them).
+Code relevance: a source is relevant to a task when it contains at least half of the key terms
+of the task's first query, and at least two of them when the query has two or more.
 Task relevance is relevant/total (a task without sources scores 0); the run's relevance is the
 mean over tasks. Gaps are the question's and the task's key terms that no
 source of the task contains. With ``model_judge`` on, the model's score is averaged in; both kept.
@@ -25,7 +24,7 @@ from deepresearch.llm.structured import ask_structured
 from deepresearch.prompts.steps import judge_messages
 from deepresearch.text import coverage, key_terms, tokens
 
-RELEVANT_COVERAGE = 1 / 3
+RELEVANT_COVERAGE = 0.5
 
 
 def judge(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
