@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from deepresearch.errors import DeepResearchError
 from deepresearch.llm.testing import ScriptedModel
 from deepresearch.server.store import JobStore
 
@@ -165,5 +166,5 @@ def test_a_newer_database_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "jobs.sqlite"
     with sqlite3.connect(path) as conn:
         conn.execute("PRAGMA user_version = 99")
-    with pytest.raises(RuntimeError, match="newer than this deepresearch"):
+    with pytest.raises(DeepResearchError, match="newer than this deepresearch"):
         JobStore(path)

@@ -12,11 +12,14 @@ import sqlite3
 import threading
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
+
+from deepresearch.sqlite import immediate
+from deepresearch.sqlite import migrate as apply_migrations
 
 JobStatus = Literal["queued", "running", "completed", "failed", "cancelled"]
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
@@ -118,16 +121,8 @@ class JobStore:
         with self._read_lock:
             yield self._reader
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
+        return immediate(self._conn, self._lock)
 
     def create(self, topic: str, *, overrides: dict[str, Any], dry_run: bool = False) -> JobRow:
         """A new ``queued`` job with a fresh random id."""
@@ -239,19 +234,10 @@ class JobStore:
 
 
 def migrate(conn: sqlite3.Connection) -> int:
-    """Apply the migrations the database has not had yet; returns the resulting version.
-
-    Raises ``RuntimeError`` for a database newer than this code (downgrades are not supported).
-    """
-    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    if version > len(MIGRATIONS):
-        raise RuntimeError(
-            f"the jobs database is at schema version {version}, newer than this deepresearch "
-            f"({len(MIGRATIONS)}); upgrade deepresearch or point DEEPRESEARCH_HOME elsewhere"
-        )
-    for number in range(version, len(MIGRATIONS)):
-        conn.executescript(f"BEGIN; {MIGRATIONS[number]}; PRAGMA user_version = {number + 1}; COMMIT;")
-    return len(MIGRATIONS)
+    """Apply the migrations the database has not had yet; returns the resulting version."""
+    return apply_migrations(
+        conn, MIGRATIONS, what="jobs database", fix="point DEEPRESEARCH_HOME elsewhere"
+    )
 
 
 def _connect(path: Path) -> sqlite3.Connection:
