@@ -44,6 +44,7 @@ NO_KEY = "no-key"
 FORMAT_REJECTION_STATUSES = frozenset({400, 422, 500, 501})
 FORMAT_WORDS = ("response_format", "json_schema", "json_object", "schema", "grammar")
 TOOL_WORDS = ("tool", "function")
+LOG_DETAIL_CHARS = 160
 PROBE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"ok": {"type": "boolean"}},
@@ -217,7 +218,7 @@ class OpenAICompatModel:
             if not _rejects(exc, TOOL_WORDS):
                 self._raise(exc)
             self._tools_rejected = True
-            _log.warning("%s rejected tools (%s); using response_format", self.base_url, self._detail(exc))
+            _log.warning("%s rejected tools (%s); using response_format", self.base_url, self._brief(exc))
         except openai.OpenAIError as exc:
             self._raise(exc)
         return None
@@ -235,7 +236,7 @@ class OpenAICompatModel:
             "%s rejected response_format (HTTP %s: %s); next: %s",
             self.base_url,
             exc.status_code,
-            self._detail(exc),
+            self._brief(exc),
             self.structured_mode(),
         )
 
@@ -289,8 +290,8 @@ class OpenAICompatModel:
 
     def _what(self, exc: Exception) -> str:
         if isinstance(exc, openai.APIStatusError):
-            return f"HTTP {exc.status_code} ({self._detail(exc)})"
-        return f"{type(exc).__name__} ({self._detail(exc)})"
+            return f"HTTP {exc.status_code} ({self._brief(exc)})"
+        return f"{type(exc).__name__} ({self._brief(exc)})"
 
     def _completion(self, params: dict[str, Any], response: ChatCompletion) -> Completion:
         completion = _completion(response, _prompt_chars(params))
@@ -350,6 +351,11 @@ class OpenAICompatModel:
 
     def _detail(self, exc: Exception) -> str:
         return self._mask(_error_text(exc))
+
+    def _brief(self, exc: Exception) -> str:
+        """The error on one line, for logs (servers put tracebacks in their error bodies)."""
+        text = " ".join(self._detail(exc).split())
+        return text if len(text) <= LOG_DETAIL_CHARS else f"{text[: LOG_DETAIL_CHARS - 1]}…"
 
     def _mask(self, text: str) -> str:
         if self._api_key and self._api_key in text:
