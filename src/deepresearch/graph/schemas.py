@@ -19,7 +19,7 @@ class PlannedTask(BaseModel):
 
 
 class PlanOut(BaseModel):
-    tasks: list[PlannedTask]
+    tasks: list[PlannedTask] = Field(min_length=1)
 
 
 class NewQuery(BaseModel):
@@ -28,7 +28,7 @@ class NewQuery(BaseModel):
 
 
 class QueriesOut(BaseModel):
-    queries: list[NewQuery]
+    queries: list[NewQuery] = Field(min_length=1)
 
 
 class ModelJudgement(BaseModel):
@@ -39,7 +39,9 @@ class ModelJudgement(BaseModel):
 
 
 class JudgeOut(BaseModel):
-    tasks: list[ModelJudgement]
+    """Lists are non-empty so a grammar cannot settle for ``{"tasks": []}`` (measured: it does)."""
+
+    tasks: list[ModelJudgement] = Field(min_length=1)
 
 
 class Insight(BaseModel):

@@ -90,7 +90,7 @@ class Service:
 
     def readiness(self, settings: Settings | None = None) -> list[Check]:
         """The doctor's checks; a part injected into the app replaces the checks of its setting."""
-        checks = run_checks(settings or self.settings)
+        checks = run_checks(settings or self.settings, probe=False)
         if self.model is not None:
             name = getattr(self.model, "name", type(self.model).__name__)
             checks = [c for c in checks if c.name not in ("provider", "model")]
