@@ -11,14 +11,21 @@ from contextlib import contextmanager
 from deepresearch.errors import DeepResearchError
 
 
-def migrate(conn: sqlite3.Connection, migrations: Sequence[str], *, what: str, fix: str) -> int:
+def migrate(
+    conn: sqlite3.Connection,
+    migrations: Sequence[str],
+    *,
+    what: str,
+    fix: str,
+    error: type[DeepResearchError] = DeepResearchError,
+) -> int:
     """Apply the migrations ``conn`` has not had, each in its own transaction; return the version.
 
-    A database newer than this code raises :class:`DeepResearchError` naming ``what`` and ``fix``.
+    A database newer than this code raises ``error`` naming ``what`` and ``fix``.
     """
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     if version > len(migrations):
-        raise DeepResearchError(
+        raise error(
             f"the {what} is at schema version {version}, newer than this deepresearch supports "
             f"({len(migrations)}); upgrade deepresearch or {fix}"
         )

@@ -44,6 +44,7 @@ from deepresearch.index.loaders import (
     load_file,
 )
 from deepresearch.index.query import fts_query
+from deepresearch.sqlite import immediate, migrate
 
 Progress = Callable[[str], None]
 
@@ -389,15 +390,9 @@ class DocumentIndex:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
-            self._vectors.invalidate()
+        with immediate(self._conn, self._lock) as conn:
+            yield conn
+        self._vectors.invalidate()
 
 
 def _open(path: Path | str) -> sqlite3.Connection:
@@ -426,14 +421,7 @@ def _open(path: Path | str) -> sqlite3.Connection:
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
-    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    if version > len(MIGRATIONS):
-        raise SearchError(
-            f"index schema version {version} is newer than this deepresearch supports "
-            f"({len(MIGRATIONS)}); upgrade deepresearch or rebuild: deepresearch index PATH"
-        )
-    for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
-        conn.executescript(f"BEGIN;\n{script}\nPRAGMA user_version = {number};\nCOMMIT;")
+    migrate(conn, MIGRATIONS, what="index", fix="rebuild: deepresearch index PATH", error=SearchError)
 
 
 def _insert(conn: sqlite3.Connection, documents: Sequence[Document], source: str) -> tuple[int, int]:
