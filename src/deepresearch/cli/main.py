@@ -63,8 +63,8 @@ def index_cmd(
     ] = False,
 ) -> None:
     """Build or update the local document index from PATHS (incremental)."""
+    from deepresearch.index.embeddings import embedder_for
     from deepresearch.index.store import DocumentIndex
-    from deepresearch.search.factory import build_embedder
 
     with _friendly_errors():
         missing = [str(p) for p in paths if not p.exists()]
@@ -72,7 +72,7 @@ def index_cmd(
             raise ConfigurationError(f"no such file or folder: {', '.join(missing)}")
         settings = Settings.load({"index_embeddings": embeddings or None})
         target = index or settings.resolved_index_path
-        with DocumentIndex(target, build_embedder(settings)) as store:
+        with DocumentIndex(target, embedder_for(settings)) as store:
             stats = store.index_paths(paths, progress=lambda m: err.print(f"[dim]{m}[/dim]"))
     err.print(
         f"indexed {stats.files_indexed} file(s), {stats.files_skipped_unchanged} unchanged, "

@@ -23,6 +23,7 @@ from deepresearch.evaluation.baseline import naive_answer
 from deepresearch.evaluation.dataset import EvalQuestion, load_questions
 from deepresearch.evaluation.scoring import citation_precision, evidence_recall, exact_match, f1
 from deepresearch.index.corpus import ensure_corpus_index
+from deepresearch.index.embeddings import embedder_for
 from deepresearch.index.store import DocumentIndex
 from deepresearch.llm.base import ChatModel
 from deepresearch.llm.metered import MeteredModel
@@ -125,7 +126,7 @@ def run_evaluation(
 
         model = build_model(settings)
     report = EvalReport(model=model.name, corpus=str(options.corpus), questions=len(questions))
-    with DocumentIndex.open_existing(index_path) as index:
+    with DocumentIndex.open_existing(index_path, embedder_for(settings)) as index:
         search = LocalSearch(index)
         systems: dict[str, Callable[[EvalQuestion], QuestionScore]] = {
             "agent": lambda q: _score_agent(q, settings, model, search),

@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 
 from deepresearch.errors import ConfigurationError
+from deepresearch.index.embeddings import embedder_for
 from deepresearch.index.store import DocumentIndex, IndexStats
 from deepresearch.settings import Settings
 
@@ -20,6 +21,6 @@ def ensure_corpus_index(settings: Settings, corpus: Path) -> tuple[Path, IndexSt
     if not corpus.exists():
         raise ConfigurationError(f"corpus {corpus}: no such file or folder")
     target = corpus_index_path(settings, corpus)
-    with DocumentIndex(target) as index:
+    with DocumentIndex(target, embedder_for(settings)) as index:
         stats = index.index_paths([corpus])
     return target, stats

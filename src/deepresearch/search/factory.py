@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from deepresearch.errors import ConfigurationError
-from deepresearch.index.embeddings import Embedder, MiniLMEmbedder
+from deepresearch.index.embeddings import embedder_for
 from deepresearch.index.loaders import demo_corpus_path
 from deepresearch.index.store import DocumentIndex
 from deepresearch.search.base import SearchBackend
@@ -135,7 +135,7 @@ def _secret(settings: Settings, field: str, env: str, engine: str) -> str:
 
 def _local(settings: Settings, notice: Notice | None) -> Built:
     path = settings.resolved_index_path
-    embedder = build_embedder(settings)
+    embedder = embedder_for(settings)
     if settings.uses_default_index and not path.exists():
         if notice:
             notice(f"no index at {path}; building it from the bundled demo corpus")
@@ -148,12 +148,3 @@ def _local(settings: Settings, notice: Notice | None) -> Built:
             "add them with: deepresearch index --embeddings PATH"
         )
     return LocalSearch(index), index.close
-
-
-def build_embedder(settings: Settings) -> Embedder | None:
-    """The MiniLM embedder when ``INDEX_EMBEDDINGS`` is on, else ``None``.
-
-    Raises :class:`ConfigurationError` naming the install command when the ``dense`` extra or
-    the weights are missing.
-    """
-    return MiniLMEmbedder() if settings.index_embeddings else None
