@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,8 @@ import pytest
 from deepresearch.index.store import DocumentIndex
 from deepresearch.search.local import LocalSearch
 from deepresearch.settings import Settings
+
+from .fakeopenai import FakeOpenAI, serve
 
 PASSAGES = [
     {
@@ -73,3 +76,16 @@ def index(tmp_path: Path) -> DocumentIndex:
 @pytest.fixture
 def local_search(index: DocumentIndex) -> LocalSearch:
     return LocalSearch(index)
+
+
+@pytest.fixture
+def fake() -> FakeOpenAI:
+    """A fault-injecting OpenAI-compatible server's script (see tests/fakeopenai.py)."""
+    return FakeOpenAI()
+
+
+@pytest.fixture
+def base_url(fake: FakeOpenAI) -> Iterator[str]:
+    """The ``/v1`` base URL of that server, running on 127.0.0.1 for the test."""
+    with serve(fake) as url:
+        yield url

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,21 +16,12 @@ from deepresearch.llm.base import ChatModel, Message
 from deepresearch.llm.openai_compat import OpenAICompatModel
 from deepresearch.settings import mask_secret
 
-from .fakeopenai import REPLY, FakeOpenAI, Reply, serve
+from .fakeopenai import REPLY, FakeOpenAI, Reply
 
 SECRET = "sk-test-secret-0123456789abcdef"
 SCHEMA = {"type": "object", "properties": {"queries": {"type": "array"}}}
 
 
-@pytest.fixture
-def fake() -> FakeOpenAI:
-    return FakeOpenAI()
-
-
-@pytest.fixture
-def base_url(fake: FakeOpenAI) -> Iterator[str]:
-    with serve(fake) as url:
-        yield url
 
 
 def _model(base_url: str, **overrides: Any) -> OpenAICompatModel:

@@ -6,7 +6,6 @@ import json
 import logging
 import socket
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,22 +15,13 @@ from deepresearch.llm.base import Message
 from deepresearch.llm.openai_compat import OpenAICompatModel
 from deepresearch.llm.retry import MAX_RETRY_AFTER, RetryPolicy, retry_after
 
-from ..fakeopenai import FakeOpenAI, Reply, serve
+from ..fakeopenai import FakeOpenAI, Reply
 
 SECRET = "sk-resilience-0123456789abcdef-XYZ"
 SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
 HELLO = [Message("user", "Say hello")]
 
 
-@pytest.fixture
-def fake() -> FakeOpenAI:
-    return FakeOpenAI()
-
-
-@pytest.fixture
-def base_url(fake: FakeOpenAI) -> Iterator[str]:
-    with serve(fake) as url:
-        yield url
 
 
 class Sleeps(list[float]):

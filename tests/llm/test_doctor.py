@@ -4,29 +4,17 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from deepresearch.doctor import Check, run_checks
 from deepresearch.settings import Settings
 
-from ..fakeopenai import FakeOpenAI, serve
+from ..fakeopenai import FakeOpenAI
 
 SECRET = "sk-doctor-" + "d" * 30 + "LAST"
 
 
-@pytest.fixture
-def fake() -> FakeOpenAI:
-    return FakeOpenAI()
-
-
-@pytest.fixture
-def base_url(fake: FakeOpenAI) -> Iterator[str]:
-    with serve(fake) as url:
-        yield url
 
 
 def _checks(tmp_path: Path, **values: Any) -> dict[str, Check]:
