@@ -47,11 +47,8 @@ def research_stream(
     Setting ``cancel`` stops the run at its next step with an ``error`` event (``cancelled: true``).
     ``durable`` checkpoints the run (see :mod:`deepresearch.durable`) or resumes a checkpointed one.
     """
-    resolved = (
-        (settings or Settings.load()).with_overrides(**overrides)
-        if overrides
-        else (settings or Settings.load())
-    )
+    base = settings or Settings.load()
+    resolved = base.with_overrides(**overrides) if overrides else base
     cleaned, notices = validate_question(question, resolved.max_question_chars)
     return _run(cleaned, resolved, model, search, notices, cancel, durable)
 
