@@ -24,7 +24,7 @@ HEADINGS = {
         "fallback": "fallback source",
         "none": "No sources were read.",
         "thin": (
-            "Evidence stayed thin: overall relevance {score:.0f}% after {rounds} round(s), "
+            "Evidence stayed thin: overall key-term relevance {score:.0f}% after {rounds} round(s), "
             "below the {threshold:.0f}% threshold."
         ),
         "skipped": "Skipped task {id} ({title}): {reason}.",
@@ -33,7 +33,7 @@ HEADINGS = {
         "removed": "{count} citation(s) naming no source read by this run were removed.",
         "gaps": "Terms of the question no source contained: {terms}.",
         "task": "Task {id}: {title}",
-        "relevance": "relevance {score:.0f}%",
+        "relevance": "key-term relevance {score:.0f}%",
         "background_fallback": "This report researches: {question}",
     },
     "zh": {
@@ -49,14 +49,14 @@ HEADINGS = {
         "unknown": "未知",
         "fallback": "备用来源",
         "none": "本次运行没有读取任何来源。",
-        "thin": "证据不足：经过 {rounds} 轮后整体相关度为 {score:.0f}%，低于阈值 {threshold:.0f}%。",
+        "thin": "证据不足：经过 {rounds} 轮后整体关键词相关度为 {score:.0f}%，低于阈值 {threshold:.0f}%。",
         "skipped": "已跳过任务 {id}（{title}）：{reason}。",
         "fallback_used": "{count} 个来源来自备用搜索引擎，已标注。",
         "no_evidence": "{title}：此任务未找到证据。",
         "removed": "已移除 {count} 个不对应任何已读来源的引用。",
         "gaps": "来源中未出现的问题关键词：{terms}。",
         "task": "任务 {id}：{title}",
-        "relevance": "相关度 {score:.0f}%",
+        "relevance": "关键词相关度 {score:.0f}%",
         "background_fallback": "本报告研究的问题：{question}",
     },
 }
