@@ -65,6 +65,25 @@ def serve(home: Path, port_file: Path, latency: float, concurrency: int) -> None
     uvicorn.Server(uvicorn.Config(app, log_level="warning", backlog=2048)).run(sockets=[sock])
 
 
+async def read_events(
+    response: httpx.Response, stats: StreamStats, started: float
+) -> tuple[str | None, float | None]:
+    """Read SSE until done/error, recording each event's latency; return (final type, first event)."""
+    first: float | None = None
+    event_type: str | None = None
+    async for line in response.aiter_lines():
+        if line.startswith("event:"):
+            event_type = line[6:].strip()
+        elif line.startswith("data:"):
+            body = json.loads(line[5:].strip())
+            stats.latencies.append(time.time() - body["time"])
+            stats.events += 1
+            first = first if first is not None else time.monotonic() - started
+            if event_type in ("done", "error"):
+                return event_type, first
+    return None, first
+
+
 async def one_stream(client: httpx.AsyncClient, n: int, stats: StreamStats) -> None:
     started = time.monotonic()
     first: float | None = None
@@ -73,19 +92,7 @@ async def one_stream(client: httpx.AsyncClient, n: int, stats: StreamStats) -> N
             if response.status_code != 200:
                 stats.errors.append(f"stream {n}: HTTP {response.status_code}")
                 return
-            final: str | None = None
-            event_type: str | None = None
-            async for line in response.aiter_lines():
-                if line.startswith("event:"):
-                    event_type = line[6:].strip()
-                elif line.startswith("data:"):
-                    body = json.loads(line[5:].strip())
-                    stats.latencies.append(time.time() - body["time"])
-                    stats.events += 1
-                    first = first if first is not None else time.monotonic() - started
-                    if event_type in ("done", "error"):
-                        final = event_type
-                        break
+            final, first = await read_events(response, stats, started)
             if final != "done":
                 stats.errors.append(f"stream {n}: ended with {final}")
     except httpx.HTTPError as exc:
@@ -104,20 +111,8 @@ async def one_job(client: httpx.AsyncClient, n: int, stats: StreamStats) -> None
             stats.errors.append(f"job {n}: HTTP {created.status_code}")
             return
         job_id = created.json()["id"]
-        final: str | None = None
         async with client.stream("GET", f"/tasks/{job_id}/events") as response:
-            event_type: str | None = None
-            async for line in response.aiter_lines():
-                if line.startswith("event:"):
-                    event_type = line[6:].strip()
-                elif line.startswith("data:"):
-                    body = json.loads(line[5:].strip())
-                    stats.latencies.append(time.time() - body["time"])
-                    stats.events += 1
-                    first = first if first is not None else time.monotonic() - started
-                    if event_type in ("done", "error"):
-                        final = event_type
-                        break
+            final, first = await read_events(response, stats, started)
         status = (await client.get(f"/tasks/{job_id}")).json()["status"]
         if final != "done" or status != "completed":
             stats.errors.append(f"job {n}: final event {final}, status {status}")
