@@ -46,6 +46,7 @@ import yaml
 
 from deepresearch.errors import DeepResearchError, NoteNotFoundError
 from deepresearch.runs import atomic_write_text
+from deepresearch.text import is_cjk_run, is_content_word, words
 
 __all__ = [
     "DEEP_RESEARCH_TAG",
@@ -75,14 +76,6 @@ _RESERVED_KEYS = frozenset({"id", "title", "type", "tags", "created_at", "update
 _FENCE_LINE_RE = re.compile(r"^(?:---|\.\.\.)\s*$", re.MULTILINE)
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _PLAIN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
-_CJK_RUN_RE = re.compile(rf"^[{_CJK}]+$")
-_STOPWORDS = frozenset(
-    {"the", "and", "or", "of", "to", "in", "on", "for", "is", "are", "was", "were", "what"}
-    | {"how", "why", "which", "who", "with", "by", "at", "from", "as", "be", "it", "this"}
-    | {"that", "an", "do", "does", "did", "can"}
-)
 _NEW_ID_ATTEMPTS = 100
 _T = TypeVar("_T")
 
@@ -485,13 +478,8 @@ def _index_entry(note: Note) -> dict[str, object]:
 
 
 def _search_terms(text: str) -> builtins.list[str]:
-    terms: dict[str, None] = {}
-    for token in _TOKEN_RE.findall(text.casefold()):
-        if _CJK_RUN_RE.match(token) and len(token) > 2:
-            terms.update((token[i : i + 2], None) for i in range(len(token) - 1))
-        elif _CJK_RUN_RE.match(token) or (len(token) > 1 and token not in _STOPWORDS):
-            terms[token] = None
-    return builtins.list(terms)
+    found = (w for w in words(text) if is_content_word(w) and (len(w) > 1 or is_cjk_run(w)))
+    return builtins.list(dict.fromkeys(found))
 
 
 def _score(note: Note, terms: Sequence[str]) -> tuple[int, int]:

@@ -1,11 +1,39 @@
-"""Small text utilities shared by the judge, the extractive summariser and the planner."""
+"""The one text module: stopwords, tokenizer, CJK rule and the index's stemming.
+
+Everything that decides whether a text "contains" a term — the judge's relevance and gaps, the
+planner's duplicate checks, the extractive summariser's ranking, the notes search — goes through
+here, so that it agrees with the local index. The index is SQLite FTS5 with the
+``porter unicode61 remove_diacritics 2`` tokenizer, so:
+
+- :func:`words` splits like ``unicode61``: runs of letters and digits, case-folded (NFKC), every
+  other character a separator (``Gallup's`` → ``gallup``, ``s``). CJK runs (Han, kana, Hangul) are
+  split from Latin letters and become overlapping character pairs (bigrams), which is how a CJK
+  term can match inside a longer unsegmented run.
+- :func:`stem` folds diacritics and applies the original Porter algorithm (``snowballstemmer``'s
+  ``porter``, the same algorithm as FTS5's ``porter``): ``states``/``state``, ``dogs``/``dog``,
+  ``breeds``/``breed`` share a stem. CJK and numbers stay as they are.
+- :data:`STOPWORDS` is the one stopword list (English function words plus the boilerplate of
+  research queries such as "latest developments").
+
+:func:`key_terms` returns *surface* words (for showing gaps and writing queries), one per stem;
+:func:`key_stems` their stems; :func:`coverage`, :func:`missing_terms`, :func:`jaccard` and
+:func:`rank_by_terms` compare *stems*.
+:func:`tokens` keeps its older, coarser contract (words keep inner ``' . -``) for callers that
+want whole words such as ``3.5`` or ``covid-19``.
+"""
 
 from __future__ import annotations
 
 import math
 import re
+import threading
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from typing import Protocol, cast
+
+import snowballstemmer
 
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been before being
@@ -13,51 +41,179 @@ STOPWORDS = frozenset(
     has have having he her here hers herself him himself his how i if in into is it its itself just
     me more most my myself no nor not now of off on once only or other our ours out over own same
     she should so some such than that the their theirs them themselves then there these they this
-    those through to too under until up very was we were what when where which while who whom why
-    will with would you your yours yourself which whose what's who's did was were name named known
-    latest developments background""".split()  # noqa: SIM905
+    those through to too under until up very was we were what when where which while who whom whose
+    why will with would you your yours yourself name named known latest developments
+    background""".split()  # noqa: SIM905
 )
-_WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+"""The one stopword list: the index's query builder, key terms and the notes search all use it."""
+
+CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+"""The CJK rule: Hiragana, Katakana, CJK ideographs (with extension A and compatibility), Hangul."""
+
+_CJK = re.compile(f"[{CJK_CHARS}]")
+_CJK_RUN = re.compile(f"^[{CJK_CHARS}]+$")
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_RUN = re.compile(rf"[{CJK_CHARS}]+|[^\W_{CJK_CHARS}]+")
+_TOKEN = re.compile(rf"[{CJK_CHARS}]+|[^\W_{CJK_CHARS}]+(?:['’.-][^\W_{CJK_CHARS}]+)*")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
 
+class _Stemmer(Protocol):
+    def stemWord(self, word: str) -> str: ...  # noqa: N802 (snowballstemmer's name)
+
+
+_PORTER = cast(_Stemmer, snowballstemmer.stemmer("porter"))
+_PORTER_LOCK = threading.Lock()
+"""A snowball stemmer keeps the word being stemmed on itself: one thread at a time."""
+
+
+def is_cjk_run(word: str) -> bool:
+    """True when every character of ``word`` is CJK (see :data:`CJK_CHARS`)."""
+    return bool(_CJK_RUN.match(word))
+
+
 def is_cjk(text: str) -> bool:
-    """True when most letters of ``text`` are CJK characters."""
+    """True when more than 30 % of the letters of ``text`` are CJK (Han, kana or Hangul)."""
     letters = [c for c in text if c.isalpha()]
     return bool(letters) and sum(bool(_CJK.match(c)) for c in letters) / len(letters) > 0.3
 
 
 def language_of(text: str) -> str:
-    return "zh" if is_cjk(text) else "en"
+    """``"zh"`` when Han characters make up more than 30 % of the letters, else ``"en"``."""
+    letters = [c for c in text if c.isalpha()]
+    han = sum(bool(_HAN.match(c)) for c in letters)
+    return "zh" if letters and han / len(letters) > 0.3 else "en"
+
+
+def split_words(text: str) -> list[str]:
+    """Case-folded runs of letters and digits as ``unicode61`` cuts them; CJK runs kept whole."""
+    return _RUN.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+def words(text: str) -> list[str]:
+    """:func:`split_words` with CJK runs as overlapping character pairs (a lone character stays)."""
+    out: list[str] = []
+    for word in split_words(text):
+        out.extend(_bigrams(word) if is_cjk_run(word) else [word])
+    return out
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The index's stem of one word: Latin diacritics folded, then Porter; CJK runs, short words
+    (under three characters) and words with other characters than letters and digits unchanged.
+
+    ``stem("States") == stem("state") == "state"``; ``stem("Purkyně") == "purkyn"``.
+    """
+    folded = fold_diacritics(unicodedata.normalize("NFKC", word).casefold())
+    if len(folded) < 3 or not folded.isalnum() or is_cjk_run(folded):
+        return folded
+    return _porter(folded)
+
+
+def stems(text: str) -> list[str]:
+    """The stems of every word of ``text``, in order (stopwords included)."""
+    return [stem(w) for w in words(text)]
+
+
+def fold_diacritics(text: str) -> str:
+    """Latin letters without their marks (``ě`` → ``e``), as ``remove_diacritics 2`` folds them;
+    other scripts (Greek, Cyrillic) keep theirs, as FTS5 keeps them."""
+    return "".join(_fold_char(c) for c in text)
+
+
+def _fold_char(char: str) -> str:
+    if char.isascii():
+        return char
+    base = unicodedata.normalize("NFKD", char)[0]
+    return base if base.isascii() and base.isalpha() else char
+
+
+def _porter(word: str) -> str:
+    """Snowball's ``porter`` plus the two rules of Porter's C version that FTS5 follows
+    (step 2: ``logi`` → ``log``, ``bli`` → ``ble``), so ``technology`` → ``technolog``."""
+    out = _snowball(word)
+    if out.endswith("logi") and _measure(out[:-4]) > 0:
+        return out[:-1]
+    if out.endswith("bli") and _measure(out[:-3]) > 0:
+        return _snowball(out[:-1] + "e")
+    return out
+
+
+def _snowball(word: str) -> str:
+    with _PORTER_LOCK:
+        return _PORTER.stemWord(word)
+
+
+def _measure(stem_part: str) -> int:
+    """Porter's m: the number of vowel-consonant sequences in ``stem_part``."""
+    shape = ""
+    for i, char in enumerate(stem_part):
+        vowel = char in "aeiou" or (char == "y" and i > 0 and shape[-1] == "c")
+        shape += "v" if vowel else "c"
+    return shape.replace("vc", "|").count("|") if shape else 0
+
+
+def is_content_word(word: str) -> bool:
+    """Not a stopword, and longer than one letter (a lone digit or CJK character counts)."""
+    return word not in STOPWORDS and (len(word) > 1 or word.isdigit() or is_cjk_run(word))
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-cased word tokens; CJK runs become character bigrams."""
+    """Lower-cased word tokens that keep inner ``' . -`` (``covid-19``, ``3.5``); CJK runs become
+    character bigrams. Coarser than :func:`words`; compare terms with :func:`stems` instead."""
     out: list[str] = []
-    for word in _WORD.findall(text.lower()):
-        if _CJK.search(word):
-            out.extend(_bigrams(word))
-        else:
-            out.append(word.strip("'’.-"))
+    for word in _TOKEN.findall(text.lower()):
+        out.extend(_bigrams(word) if is_cjk_run(word) else [word.strip("'’.-")])
     return [t for t in out if t]
 
 
 def key_terms(text: str) -> list[str]:
-    """Content terms in first-seen order, stopwords and one-letter words dropped."""
-    seen: dict[str, None] = {}
-    for token in tokens(text):
-        if token not in STOPWORDS and (len(token) > 1 or token.isdigit()):
-            seen.setdefault(token, None)
-    return list(seen)
+    """Content words in first-seen order, one per stem (``dogs`` after ``dog`` is a repeat).
+
+    Words are returned as written (lower-cased), fit to show to a person or put in a query.
+    """
+    seen: dict[str, str] = {}
+    for word in words(text):
+        if is_content_word(word):
+            seen.setdefault(stem(word), word)
+    return list(seen.values())
+
+
+def key_stems(text: str) -> list[str]:
+    """The stems of :func:`key_terms`, in the same order: what to compare two texts' terms by."""
+    return [stem(term) for term in key_terms(text)]
+
+
+def term_stems(terms: Iterable[str]) -> set[str]:
+    """The stems of ``terms`` (each may hold several words), as one set."""
+    return {s for term in terms for s in stems(term)}
+
+
+def contains_term(term: str, present: set[str]) -> bool:
+    """Whether every stem of ``term`` is in ``present`` (a set of stems); an empty term is not."""
+    wanted = stems(term)
+    return bool(wanted) and all(s in present for s in wanted)
+
+
+def missing_terms(terms: Sequence[str], text: str) -> list[str]:
+    """The ``terms`` that ``text`` does not contain, compared by stem, in their order."""
+    present = set(stems(text))
+    return [t for t in terms if not contains_term(t, present)]
 
 
 def coverage(terms: Sequence[str], text: str) -> float:
-    """Share of ``terms`` that occur in ``text`` (0..1)."""
+    """Share of ``terms`` that occur in ``text`` (0..1), compared by stem."""
     if not terms:
         return 0.0
-    present = set(tokens(text))
-    return sum(t in present for t in terms) / len(terms)
+    return 1 - len(missing_terms(terms, text)) / len(terms)
+
+
+def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
+    """Jaccard similarity of the stems of two term lists (0 when both are empty)."""
+    left, right = term_stems(a), term_stems(b)
+    union = left | right
+    return len(left & right) / len(union) if union else 0.0
 
 
 def sentences(text: str) -> list[str]:
@@ -66,9 +222,12 @@ def sentences(text: str) -> list[str]:
 
 
 def rank_by_terms(candidates: Sequence[str], terms: Iterable[str]) -> list[tuple[float, int]]:
-    """BM25-style scores of each candidate against ``terms``, best first, as (score, index)."""
-    docs = [Counter(tokens(c)) for c in candidates]
-    query = list(dict.fromkeys(terms))
+    """BM25-style scores of each candidate against ``terms``, best first, as (score, index).
+
+    Candidates and terms are compared by stem, so ``founded`` ranks a sentence with ``founder``.
+    """
+    docs = [Counter(stems(c)) for c in candidates]
+    query = list(dict.fromkeys(s for term in terms for s in stems(term)))
     if not docs or not query:
         return []
     avg = sum(sum(d.values()) for d in docs) / len(docs) or 1.0

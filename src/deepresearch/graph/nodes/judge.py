@@ -3,8 +3,10 @@
 Code relevance: a source is relevant to a task when it contains at least half of the key terms
 of the task's first query, and at least two of them when the query has two or more.
 Task relevance is relevant/total (a task without sources scores 0); the run's relevance is the
-mean over tasks. Gaps are the question's and the task's key terms that no
-source of the task contains. With ``model_judge`` on, the model's score is averaged in; both kept.
+mean over tasks. Gaps are the question's and the task's key terms that no source of the task
+contains. Terms are compared by stem, as the index compares them (see :mod:`deepresearch.text`):
+a source with "breeds" contains the term "breed". With ``model_judge`` on, the model's score is
+averaged in; both kept.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from deepresearch.graph.schemas import JudgeOut, ModelJudgement
 from deepresearch.graph.state import ResearchState, RoundEvaluation, TaskJudgement, TodoItem
 from deepresearch.llm.structured import ask_structured
 from deepresearch.prompts.steps import judge_messages
-from deepresearch.text import coverage, key_terms, tokens
+from deepresearch.text import coverage, key_terms, missing_terms
 
 RELEVANT_COVERAGE = 0.5
 
@@ -125,8 +127,7 @@ def _blend(code: TaskJudgement, model: ModelJudgement | None) -> TaskJudgement:
 
 
 def _gaps(terms: Sequence[str], texts: Sequence[str]) -> list[str]:
-    present = set(tokens(" ".join(texts)))
-    return [t for t in terms if t not in present][:8]
+    return missing_terms(terms, " ".join(texts))[:8]
 
 
 def _explain(task: TodoItem, relevant: int, total: int, gaps: Sequence[str]) -> str:

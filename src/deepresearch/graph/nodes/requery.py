@@ -18,7 +18,7 @@ from deepresearch.graph.schemas import QueriesOut
 from deepresearch.graph.state import ResearchState, TaskJudgement, TodoItem
 from deepresearch.llm.structured import ask_structured
 from deepresearch.prompts.steps import requery_messages
-from deepresearch.text import key_terms, tokens
+from deepresearch.text import key_terms, missing_terms, stems, term_stems
 
 _PLACEHOLDER = re.compile(r"[\[\]{}<>]|\.\.\.|…")
 
@@ -78,11 +78,11 @@ def choose_query(
     ran: set[str],
 ) -> str | None:
     """The first usable proposal, else the first template that never ran; None if none."""
-    topic = set(key_terms(f"{question} {task.query} {task.title}"))
+    topic = term_stems(key_terms(f"{question} {task.query} {task.title}"))
     for candidate in [*proposals, *template_queries(question, task, judgement, round_number)]:
         query = " ".join((candidate or "").split())[:200]
         norm = normalize_query(query)
-        on_topic = bool(topic & set(key_terms(query)))
+        on_topic = bool(topic & term_stems(key_terms(query)))
         if norm and norm not in ran and on_topic and not _PLACEHOLDER.search(query):
             return query
     return None
@@ -93,22 +93,22 @@ def bridge_query(question: str, sources: Sequence[Source]) -> str | None:
     e.g. the city where someone died), with the question's terms their source did not contain.
     BM25 ranks passages matching a bridge *and* the missing terms first."""
     question_terms = key_terms(question)
+    question_stems = term_stems(question_terms)
     counts: Counter[str] = Counter()
     origin: dict[str, str] = {}
     for source in sources[:5]:
         text = f"{source.title}. {(source.content or source.snippet)[:800]}"
-        if not set(question_terms) & set(tokens(text)):
+        if not question_stems & set(stems(text)):
             continue
         for found in question_entities(text):
             name = found.strip(" .,;:")
-            if len(name) <= 60 and not set(key_terms(name)) & set(question_terms):
+            if len(name) <= 60 and not term_stems(key_terms(name)) & question_stems:
                 counts[name] += 1
                 origin.setdefault(name, text)
     if not counts:
         return None
     names = [name for name, _ in counts.most_common(3)]
-    present = set(tokens(origin[names[0]]))
-    missing = [t for t in question_terms if t not in present]
+    missing = missing_terms(question_terms, origin[names[0]])
     return _join(*names, missing[:5]) if missing else None
 
 
@@ -123,7 +123,7 @@ def template_queries(
             _join(task.title, key_terms(task.intent)[:4]),
             _join(base, key_terms(question)[:3]),
         ]
-    unused = [t for t in key_terms(question) if t not in set(key_terms(" ".join(task.queries)))]
+    unused = missing_terms(key_terms(question), " ".join(task.queries))
     return [
         _join(*gaps[:4]),
         _join(*unused[:5]),
