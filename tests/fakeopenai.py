@@ -30,7 +30,8 @@ JSON_REPLY = '{"queries": ["a", "b"]}'
 class Reply:
     """One answer. ``content`` is the text (a stream sends ``chunks`` when given, else its words);
     ``status`` >= 400 sends ``error`` as an OpenAI error body; ``delay`` waits first; ``drop_after``
-    closes a stream's connection after that many chunks without finishing it."""
+    closes a stream's connection after that many chunks without finishing it; ``drip`` sends the
+    answer one byte at a time, ``drip`` seconds apart (a server that never quite stalls)."""
 
     content: str = REPLY
     chunks: Sequence[str] | None = None
@@ -41,6 +42,7 @@ class Reply:
     tool_arguments: str | None = None
     usage: bool = True
     drop_after: int | None = None
+    drip: float = 0.0
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -133,10 +135,14 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             elif body.get("stream"):
                 self._stream(reply)
             else:
-                self._json(200, completion(body, reply))
+                self._json(200, completion(body, reply), drip=reply.drip)
 
         def _json(
-            self, status: int, payload: dict[str, Any], headers: Mapping[str, str] | None = None
+            self,
+            status: int,
+            payload: dict[str, Any],
+            headers: Mapping[str, str] | None = None,
+            drip: float = 0.0,
         ) -> None:
             data = json.dumps(payload).encode()
             self.send_response(status)
@@ -145,7 +151,16 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             for name, value in (headers or {}).items():
                 self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(data)
+            self._write(data, drip)
+
+        def _write(self, data: bytes, drip: float) -> None:
+            if not drip:
+                self.wfile.write(data)
+                return
+            for index in range(len(data)):
+                self.wfile.write(data[index : index + 1])
+                self.wfile.flush()
+                time.sleep(drip)
 
         def _stream(self, reply: Reply) -> None:
             self.send_response(200)
@@ -157,13 +172,13 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 if reply.drop_after is not None and index > reply.drop_after:
                     self.close_connection = True
                     return
-                self._chunk(f"data: {json.dumps(_chunk(piece))}\n\n")
+                self._chunk(f"data: {json.dumps(_chunk(piece))}\n\n", reply.drip)
             self._chunk("data: [DONE]\n\n")
             self.wfile.write(b"0\r\n\r\n")
 
-        def _chunk(self, text: str) -> None:
+        def _chunk(self, text: str, drip: float = 0.0) -> None:
             data = text.encode()
-            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self._write(f"{len(data):x}\r\n".encode() + data + b"\r\n", drip)
             self.wfile.flush()
 
     return Handler

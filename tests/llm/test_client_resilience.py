@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from deepresearch.errors import ModelError, ModelNotAvailableError
+from deepresearch.errors import ModelError, ModelNotAvailableError, ModelTimeoutError
 from deepresearch.llm.base import Message
 from deepresearch.llm.openai_compat import OpenAICompatModel
 from deepresearch.llm.retry import MAX_RETRY_AFTER, RetryPolicy, retry_after
@@ -92,6 +92,25 @@ def test_a_timeout_is_not_retried(base_url: str, fake: FakeOpenAI) -> None:
         _model(base_url, Sleeps(), timeout=0.5).complete(HELLO)
 
     assert time.monotonic() - started < 1.8
+    assert len(fake.requests) == 1
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_an_answer_dripped_a_byte_at_a_time_is_cut_off_at_the_total_deadline(
+    base_url: str, fake: FakeOpenAI, streamed: bool
+) -> None:
+    """Each byte arrives well within the read timeout; only a deadline over the whole call ends it."""
+    fake.script = [Reply(content="x" * 200, drip=0.1)]
+    model = _model(base_url, Sleeps(), timeout=1.0)
+    started = time.monotonic()
+
+    with pytest.raises(ModelTimeoutError, match="did not answer within 1s"):
+        if streamed:
+            list(model.stream(HELLO))
+        else:
+            model.complete(HELLO)
+
+    assert time.monotonic() - started < 2.5
     assert len(fake.requests) == 1
 
 

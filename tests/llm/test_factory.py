@@ -63,6 +63,21 @@ def test_ollama_gets_v1_its_key_and_an_explicit_context(
     assert fake.requests[0]["response_format"]["type"] == "json_schema"
 
 
+@pytest.mark.parametrize(("provider", "placeholder"), [("ollama", "ollama"), ("lmstudio", "lm-studio")])
+def test_the_model_key_never_goes_to_a_preset_address(
+    tmp_path: Path, base_url: str, fake: FakeOpenAI, provider: str, placeholder: str
+) -> None:
+    secret = "sk-operator-" + "k" * 30
+    addresses = {"ollama_base_url": base_url.removesuffix("/v1"), "lmstudio_base_url": base_url}
+    settings = _settings(
+        tmp_path, llm_provider=provider, llm_api_key=secret, local_llm="fake-model", **addresses
+    )
+
+    build_model(settings).complete(HELLO)
+
+    assert [h["authorization"] for h in fake.headers] == [f"Bearer {placeholder}"]
+
+
 def test_ollama_base_url_with_v1_is_kept(tmp_path: Path) -> None:
     settings = _settings(tmp_path, llm_provider="ollama", ollama_base_url="http://h:11434/v1/")
 

@@ -11,7 +11,9 @@ schema goes out as a forced function tool first, and a server that rejects tools
 ``response_format``. Rejections are remembered for later calls on the same object. The prompt
 still carries the schema; that is the caller's job.
 
-Resilience: ``timeout`` bounds each call; 429, 5xx and connection errors are retried with
+Resilience: ``timeout`` bounds each request in total — connect, headers and every byte of the
+answer (a server that drips its answer is cut off; see :class:`DeadlineTransport`); 429, 5xx and
+connection errors are retried with
 backoff by :class:`~deepresearch.llm.retry.RetryPolicy` (``Retry-After`` honoured); a stream is
 retried only before its first chunk. The SDK's own retries are off, so this policy is the only one.
 """
@@ -31,7 +33,7 @@ import httpx
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from deepresearch.errors import ModelError, ModelNotAvailableError
+from deepresearch.errors import ModelError, ModelNotAvailableError, ModelTimeoutError
 from deepresearch.llm.base import Completion, Message, Usage
 from deepresearch.llm.retry import MAX_RETRY_AFTER, RetryPolicy, retryable_status
 from deepresearch.settings import mask_secret
@@ -60,6 +62,57 @@ def _http_errors(name: str) -> tuple[type[Exception], ...]:
     with contextlib.suppress(ImportError):
         errors.append(getattr(importlib.import_module("httpx2"), name))
     return tuple(errors)
+
+
+def _sdk_http() -> Any:
+    """The HTTP library the ``openai`` SDK sends through (``httpx2`` from 3.x, ``httpx`` before)."""
+    client = next(c for c in openai.DefaultHttpxClient.__mro__ if c.__name__ == "Client")
+    return importlib.import_module(client.__module__.split(".")[0])
+
+
+_HTTP = _sdk_http()
+_ByteStream: Any = _HTTP.SyncByteStream
+_Transport: Any = _HTTP.BaseTransport
+
+
+class _DeadlineStream(_ByteStream):  # type: ignore[misc]
+    """A response body that raises ``ReadTimeout`` once its request's total deadline has passed."""
+
+    def __init__(self, inner: Any, deadline: float, seconds: float, request: Any) -> None:
+        self.inner = inner
+        self.deadline = deadline
+        self.seconds = seconds
+        self.request = request
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.inner:
+            if time.monotonic() > self.deadline:
+                raise _HTTP.ReadTimeout(f"no complete answer within {self.seconds:g}s", request=self.request)
+            yield chunk
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class DeadlineTransport(_Transport):  # type: ignore[misc]
+    """Sends requests with a total deadline of ``seconds`` each: connect, the headers and every
+    chunk of the body (streamed or not) must arrive within it, counted from when the request was
+    sent. Each single wait is bounded by the client's per-phase timeout as well, so a request that
+    stalls ends within ``seconds`` plus at most one read timeout; its connection is then closed,
+    which tells the server to stop generating."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.inner = _HTTP.HTTPTransport()
+
+    def handle_request(self, request: Any) -> Any:
+        deadline = time.monotonic() + self.seconds
+        response = self.inner.handle_request(request)
+        response.stream = _DeadlineStream(response.stream, deadline, self.seconds, request)
+        return response
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 TRANSPORT_ERRORS = _http_errors("TransportError")
@@ -111,7 +164,11 @@ class OpenAICompatModel:
         self._tools_rejected = False
         self._flag_lock = threading.Lock()
         self._client = openai.OpenAI(
-            api_key=api_key or NO_KEY, base_url=self.base_url, timeout=timeout, max_retries=0
+            api_key=api_key or NO_KEY,
+            base_url=self.base_url,
+            timeout=timeout,
+            max_retries=0,
+            http_client=openai.DefaultHttpxClient(transport=DeadlineTransport(timeout), timeout=timeout),
         )
 
     def __repr__(self) -> str:
@@ -311,12 +368,13 @@ class OpenAICompatModel:
     def _translate(self, exc: Exception, *, streaming: bool = False) -> ModelError:
         where = f"The model server at {self.base_url}"
         detail = self._detail(exc)
+        if isinstance(exc, TIMEOUT_ERRORS):
+            return ModelTimeoutError(
+                f"{where} did not answer within {self.timeout:g}s (LLM_TIMEOUT covers the connection "
+                "and the whole answer): raise LLM_TIMEOUT or use a smaller model."
+            )
         if streaming:
             return ModelError(f"{where} broke off a stream after it started ({detail}); not retried.")
-        if isinstance(exc, TIMEOUT_ERRORS):
-            return ModelError(
-                f"{where} did not answer within {self.timeout:g}s: raise LLM_TIMEOUT or use a smaller model."
-            )
         if isinstance(exc, CONNECTION_ERRORS):
             return ModelNotAvailableError(
                 f"Cannot reach the model server at {self.base_url} ({detail}): start the "

@@ -11,6 +11,10 @@ custom     ``LLM_BASE_URL`` (vLLM, llama.cpp,     ``LLM_API_KEY`` ``json_schema`
            DeepSeek, ...)                                         ``json_object`` + schema
 =========  =====================================  ==============  ===========================
 
+``LLM_API_KEY`` belongs to ``LLM_BASE_URL`` (or api.openai.com): it is never sent to the Ollama or
+LM Studio address, which get their placeholder keys. A server behind an authenticating proxy is
+``LLM_PROVIDER=custom`` with ``LLM_BASE_URL`` and ``LLM_API_KEY``.
+
 Every server falls down the same ladder when it rejects a shape (llama-cpp-python's server
 answers 500 to ``json_schema`` and accepts ``json_object`` with a schema); ``LLM_JSON_MODE``
 picks the first rung by hand. Ollama gets ``options.num_ctx`` (``OLLAMA_NUM_CTX``) in every
@@ -62,12 +66,13 @@ class ServerConfig:
 
 
 def server_endpoint(settings: Settings) -> tuple[str, str | None]:
-    """The base URL (with ``/v1``) and API key a provider preset resolves to."""
+    """The base URL (with ``/v1``) and API key a provider preset resolves to; ``LLM_API_KEY`` only
+    ever goes with ``LLM_BASE_URL`` or OpenAI's own API."""
     if settings.llm_provider == "ollama":
         url = settings.ollama_base_url.rstrip("/")
-        return (url if url.endswith("/v1") else f"{url}/v1"), _key(settings) or PRESET_KEYS["ollama"]
+        return (url if url.endswith("/v1") else f"{url}/v1"), PRESET_KEYS["ollama"]
     if settings.llm_provider == "lmstudio":
-        return settings.lmstudio_base_url.rstrip("/"), _key(settings) or PRESET_KEYS["lmstudio"]
+        return settings.lmstudio_base_url.rstrip("/"), PRESET_KEYS["lmstudio"]
     if settings.llm_provider == "openai" and not settings.llm_base_url:
         if not _key(settings):
             raise ConfigurationError(
