@@ -12,14 +12,22 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 from deepresearch.durable import Durability
-from deepresearch.errors import DeepResearchError, InvalidQuestionError, ResearchCancelledError
+from deepresearch.errors import (
+    DeepResearchError,
+    InvalidQuestionError,
+    ResearchCancelledError,
+    error_code,
+    error_from_code,
+)
 from deepresearch.events import Event
 from deepresearch.graph.builder import build_graph
 from deepresearch.graph.context import ResearchContext
 from deepresearch.llm.base import ChatModel
+from deepresearch.llm.interruptible import InterruptibleModel
 from deepresearch.llm.metered import MeteredModel
 from deepresearch.notes import NoteStore
 from deepresearch.result import NoteRef, ResearchResult
@@ -62,18 +70,29 @@ def research(
     on_event: EventSink | None = None,
     **overrides: Any,
 ) -> ResearchResult:
-    """Run a whole research and return its result; raise :class:`DeepResearchError` on failure."""
+    """Run a whole research and return its result.
+
+    A failed run raises the :class:`DeepResearchError` subclass its ``error`` event's ``code``
+    names (``ConfigurationError``, ``ModelNotAvailableError``, ``ResearchCancelledError`` ...),
+    with ``run_id`` set to its run folder's name.
+    """
     result: ResearchResult | None = None
     for item in research_stream(question, settings=settings, model=model, search=search, **overrides):
         if on_event is not None:
             on_event(item)
         if item.type == "error":
-            raise DeepResearchError(item.data.get("message", "research failed"))
+            raise _raised(item.data)
         if item.type == "done":
             result = ResearchResult.model_validate(item.data["result"])
     if result is None:
         raise DeepResearchError("the research stream ended without a result")
     return result
+
+
+def _raised(data: Mapping[str, Any]) -> DeepResearchError:
+    run_dir = data.get("run_dir")
+    run_id = Path(run_dir).name if run_dir else None
+    return error_from_code(data.get("code"), data.get("message", "research failed"), run_id=run_id)
 
 
 def validate_question(question: str, max_chars: int) -> tuple[str, list[str]]:
@@ -193,12 +212,13 @@ def _build_context(
         search, close = build_search(settings, notice=setup.append)
         stack.callback(close)
     notes = NoteStore(settings.resolved_notes_workspace) if settings.enable_notes else None
+    cancelled = cancel if cancel is not None else threading.Event()
     return ResearchContext(
         settings=settings,
-        model=MeteredModel(model),
+        model=InterruptibleModel(MeteredModel(model), cancelled),
         search=search,
         notes=notes,
-        cancelled=cancel if cancel is not None else threading.Event(),
+        cancelled=cancelled,
     )
 
 
@@ -231,12 +251,15 @@ def _result(
     timings = {**state.get("timings", {}), "total": round(wall, 3)}
     if first is not None:
         timings["first_event"] = round(first, 3)
-    assert isinstance(context.model, MeteredModel)
+    metered = context.model.inner if isinstance(context.model, InterruptibleModel) else context.model
+    assert isinstance(metered, MeteredModel)
     return ResearchResult(
         question=state["question"],
         report_markdown=report.markdown,
         running_summary="\n\n".join(f"## {t.title}\n\n{t.summary}" for t in tasks if t.summary),
         answer=report.answer,
+        answer_status=report.answer_status,
+        answer_source_id=report.answer_source_id,
         role=state.get("role"),
         todo_items=tasks,
         sources=state.get("sources", []),
@@ -250,7 +273,7 @@ def _result(
         notes=notes,
         run_dir=str(run.path),
         timings=timings,
-        usage=context.model.as_dict(),
+        usage=metered.as_dict(),
     )
 
 
@@ -273,7 +296,12 @@ def _error(counter: _Counter, run: RunFolder | None, exc: BaseException, *, canc
     if run is not None:
         run.write_json("error.json", {"message": message, "cancelled": cancelled})
     return counter.make(
-        "error", step="error", message=message, cancelled=cancelled, run_dir=str(run.path) if run else None
+        "error",
+        step="error",
+        message=message,
+        code=error_code(exc),
+        cancelled=cancelled,
+        run_dir=str(run.path) if run else None,
     )
 
 

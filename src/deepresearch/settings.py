@@ -27,7 +27,11 @@ class Settings(BaseSettings):
     """Every knob of a research run. Field names are the environment variable names, lower-cased."""
 
     model_config = SettingsConfigDict(
-        env_file=".env", env_file_encoding="utf-8", extra="ignore", validate_default=True
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        validate_default=True,
+        allow_inf_nan=False,
     )
 
     llm_provider: Provider = "embedded"
@@ -37,58 +41,62 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     ollama_base_url: str = "http://localhost:11434"
     lmstudio_base_url: str = "http://localhost:1234/v1"
-    llm_timeout: float = Field(120.0, gt=0)
+    llm_timeout: float = Field(120.0, gt=0, le=3600)
     llm_max_retries: int = Field(2, ge=0, le=10)
-    llm_min_interval_seconds: float = Field(0.0, ge=0)
+    llm_min_interval_seconds: float = Field(0.0, ge=0, le=600)
     llm_cache: Literal["off", "read", "readwrite"] = "off"
     llm_temperature: float = Field(0.0, ge=0, le=2)
     llm_json_mode: Literal["auto", "json_schema", "json_object", "none"] = "auto"
-    ollama_num_ctx: int = Field(8192, ge=512)
+    ollama_num_ctx: int = Field(8192, ge=512, le=1_048_576)
     planner_model: str | None = None
     summarizer_model: str | None = None
     judge_model: str | None = None
     writer_model: str | None = None
     embedded_model: str = DEFAULT_EMBEDDED_MODEL
     embedded_model_path: Path | None = None
-    embedded_n_ctx: int = Field(4096, ge=512)
-    embedded_threads: int | None = Field(None, ge=1)
+    embedded_n_ctx: int = Field(4096, ge=512, le=1_048_576)
+    embedded_threads: int | None = Field(None, ge=1, le=1024)
     strip_thinking_tokens: bool = True
     use_tool_calling: bool = False
     model_judge: bool | None = None
     summary_mode: SummaryMode = "auto"
+    answer_chooser: Literal["code", "model"] = "code"
 
     search_api: str = "local"
     search_order: str = "tavily,duckduckgo,searxng,wikipedia"
-    search_min_interval_seconds: float = Field(1.0, ge=0)
+    search_min_interval_seconds: float = Field(1.0, ge=0, le=600)
     search_max_retries: int = Field(3, ge=0, le=10)
     tavily_api_key: SecretStr | None = None
     perplexity_api_key: SecretStr | None = None
     searxng_url: str | None = None
     fetch_allow_hosts: str = ""
-    fetch_timeout: float = Field(15.0, gt=0)
-    fetch_max_bytes: int = Field(5_000_000, ge=1024)
+    fetch_timeout: float = Field(15.0, gt=0, le=600)
+    fetch_max_bytes: int = Field(5_000_000, ge=1024, le=1_000_000_000)
     fetch_cache: bool = True
     index_embeddings: bool = False
     index_path: Path | None = None
     max_results_per_query: int = Field(5, ge=1, le=50)
     fetch_full_page: bool = True
-    max_tokens_per_source: int = Field(2000, ge=50)
+    max_tokens_per_source: int = Field(2000, ge=50, le=1_000_000)
 
     max_web_research_loops: int = Field(3, ge=1, le=10)
     relevance_threshold: float = Field(50.0, ge=0, le=100)
     task_concurrency: int = Field(4, ge=1, le=32)
-    max_question_chars: int = Field(2000, ge=20)
+    max_question_chars: int = Field(2000, ge=20, le=1_000_000)
 
     deepresearch_home: Path = Path("~/.deepresearch")
     enable_notes: bool = True
     notes_workspace: Path | None = None
     runs_workspace: Path | None = None
-    research_run_retention_days: int = Field(7, ge=0)
+    research_run_retention_days: int = Field(7, ge=0, le=36_500)
 
     api_token: SecretStr | None = None
     cors_origins: str = ""
     max_concurrent_jobs: int = Field(2, ge=1, le=64)
-    max_body_bytes: int = Field(65_536, ge=1024)
+    max_body_bytes: int = Field(65_536, ge=1024, le=100_000_000)
+    max_queued_jobs: int = Field(100, ge=1, le=100_000)
+    allowed_hosts: str = ""
+    request_search_apis: str = ""
 
     @field_validator("search_api", "llm_provider", mode="before")
     @classmethod
@@ -148,12 +156,65 @@ class Settings(BaseSettings):
     def jobs_db_path(self) -> Path:
         return self.home / "jobs.sqlite"
 
+    def request_search_backends(self) -> list[str]:
+        """The search backends a request may choose: ``SEARCH_API`` and ``REQUEST_SEARCH_APIS``."""
+        listed = (name.strip().lower() for name in self.request_search_apis.split(","))
+        return list(dict.fromkeys([self.search_api, *(name for name in listed if name)]))
+
     def public_dict(self) -> dict[str, Any]:
         """Settings as JSON-safe values with every secret masked."""
         data = self.model_dump(mode="json")
         for name in SECRET_FIELDS:
             data[name] = mask_secret(getattr(self, name))
         return data
+
+
+REQUEST_SETTINGS: Mapping[str, str] = {
+    "search_api": "the search backend: SEARCH_API or one the server lists in REQUEST_SEARCH_APIS",
+    "max_web_research_loops": "research rounds, at most the server's MAX_WEB_RESEARCH_LOOPS",
+    "max_results_per_query": "hits kept per query, at most the server's MAX_RESULTS_PER_QUERY",
+    "relevance_threshold": "the judge's bar for enough evidence, 0-100",
+    "summary_mode": "auto, extractive or model",
+    "model_judge": "whether the model judges relevance too",
+    "fetch_full_page": "false reads only the search snippets (it cannot switch reading on)",
+}
+"""What one request to the service may set: everything else is server-only. The topic is the
+request's own field, and the report's language follows the topic's."""
+
+_AT_MOST_THE_SERVERS = ("max_web_research_loops", "max_results_per_query", "fetch_full_page")
+
+
+def request_settings(base: Settings, overrides: Mapping[str, Any]) -> Settings:
+    """``base`` (the server's settings) with one request's ``overrides``, which may only name
+    :data:`REQUEST_SETTINGS` and only stay within the server's own limits.
+
+    Raises :class:`ConfigurationError` naming the setting: unknown, server-only, invalid, above
+    the server's value, or a search backend the server did not enable.
+    """
+    given = {k: v for k, v in overrides.items() if v is not None}
+    unknown = sorted(set(given) - set(Settings.model_fields))
+    if unknown:
+        raise ConfigurationError(f"unknown setting(s): {', '.join(unknown)}")
+    locked = sorted(set(given) - set(REQUEST_SETTINGS))
+    if locked:
+        raise ConfigurationError(
+            f"setting(s) {', '.join(locked)} can only be set on the server, not per request; "
+            f"a request may set: {', '.join(REQUEST_SETTINGS)}"
+        )
+    resolved = base.with_overrides(**given) if given else base
+    for name in _AT_MOST_THE_SERVERS:
+        if getattr(resolved, name) > getattr(base, name):
+            raise ConfigurationError(
+                f"{name} = {getattr(resolved, name)!r} is above this server's {name.upper()} "
+                f"({getattr(base, name)!r}); a request may only lower it"
+            )
+    enabled = base.request_search_backends()
+    if resolved.search_api not in enabled:
+        raise ConfigurationError(
+            f"search_api {resolved.search_api!r} is not enabled on this server; choose one of "
+            f"{', '.join(enabled)} (the operator lists more in REQUEST_SEARCH_APIS)"
+        )
+    return resolved
 
 
 def mask_secret(secret: SecretStr | str | None) -> str | None:

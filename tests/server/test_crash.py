@@ -17,7 +17,8 @@ import pytest
 
 from deepresearch.errors import DeepResearchError
 from deepresearch.llm.testing import ScriptedModel
-from deepresearch.server.store import JobStore
+from deepresearch.server.store import MIGRATIONS, JobStore
+from deepresearch.sqlite import migrate as migrate_to
 
 from .conftest import Serve
 from .helpers import TOPIC, SseMessage, read_events, wait_for, wait_job
@@ -150,13 +151,19 @@ def test_queued_jobs_survive_a_restart(serve: Serve, home: Path) -> None:
     assert view["result"]["rounds"] == 1
 
 
-@pytest.mark.parametrize("version", [0, 1])
+@pytest.mark.parametrize("version", [0, 1, 2])
 def test_migrations_are_numbered_and_idempotent(tmp_path: Path, version: int) -> None:
+    import sqlite3
+
     path = tmp_path / "jobs.sqlite"
-    if version:
-        JobStore(path).close()
+    with sqlite3.connect(path) as conn:
+        migrate_to(conn, MIGRATIONS[:version], what="jobs database", fix="-")
+    old = JobStore(path)
+    old.close()
     store = JobStore(path)
-    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 2
+    columns = {row[1] for row in store._conn.execute("PRAGMA table_info(jobs)")}
+    assert "cancel_requested" in columns
     store.close()
 
 

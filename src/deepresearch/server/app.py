@@ -24,12 +24,19 @@ from starlette.concurrency import run_in_threadpool
 from deepresearch.durable import close_checkpointer, sqlite_checkpointer
 from deepresearch.llm.base import ChatModel
 from deepresearch.search.base import SearchBackend
+from deepresearch.server.errors import install_error_handlers
 from deepresearch.server.jobs import JobManager
 from deepresearch.server.retention import retention_loop
 from deepresearch.server.routes_jobs import jobs_router
 from deepresearch.server.routes_research import research_router
 from deepresearch.server.schemas import CheckView, ErrorBody, Health, Readiness
-from deepresearch.server.security import BodyLimitMiddleware, Redactor, install_cors, token_guard
+from deepresearch.server.security import (
+    BodyLimitMiddleware,
+    Redactor,
+    install_browser_guard,
+    install_cors,
+    token_guard,
+)
 from deepresearch.server.service import ServerOptions, Service
 from deepresearch.server.store import JobStore
 from deepresearch.settings import Settings
@@ -72,7 +79,9 @@ def create_app(
     app.include_router(research_router(service, slots), **guarded)
     app.include_router(jobs_router(service, manager), **guarded)
     app.include_router(_docs_router(app), **guarded)
+    install_error_handlers(app, service.redactor)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    install_browser_guard(app, settings)
     install_cors(app, settings)
     app.state.service = service
     app.state.jobs = manager

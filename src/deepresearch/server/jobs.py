@@ -19,12 +19,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import HTTPException
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from deepresearch.agent import research_stream
 from deepresearch.durable import Durability, has_checkpoint
-from deepresearch.errors import DeepResearchError
+from deepresearch.errors import ConfigurationError, DeepResearchError, QueueFullError
 from deepresearch.server.service import Service
 from deepresearch.server.store import JobRow, JobStatus, JobStore, StoredEvent
 
@@ -80,15 +79,20 @@ class JobManager:
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._workers: list[threading.Thread] = []
         self._cancels: dict[str, threading.Event] = {}
-        self._user_cancelled: set[str] = set()
         self._stopping = threading.Event()
         self._lock = threading.Lock()
 
     def start(self) -> list[str]:
-        """Re-queue unfinished jobs (running ones resume) and start the workers; returns their ids."""
-        recovered = [job.id for job in self.store.unfinished()]
-        for job_id in recovered:
-            self._queue.put(job_id)
+        """Re-queue unfinished jobs (running ones resume) and start the workers; returns their ids.
+
+        A job whose cancel was asked before the server stopped is finished as cancelled instead."""
+        recovered = []
+        for job in self.store.unfinished():
+            if job.cancel_requested:
+                self._cancelled(job.id, "cancelled (asked before the server restarted)")
+                continue
+            recovered.append(job.id)
+            self._queue.put(job.id)
         for number in range(self.service.settings.max_concurrent_jobs):
             worker = threading.Thread(target=self._work, name=f"deepresearch-job-{number}", daemon=True)
             worker.start()
@@ -110,6 +114,10 @@ class JobManager:
             worker.join(max(0.0, deadline - time.monotonic()))
 
     def submit(self, topic: str, overrides: dict[str, Any]) -> JobRow:
+        """Queue a job; :class:`QueueFullError` when ``MAX_QUEUED_JOBS`` are already waiting."""
+        limit = self.service.settings.max_queued_jobs
+        if self.store.count("queued") >= limit:
+            raise QueueFullError(f"{limit} jobs are already queued (MAX_QUEUED_JOBS); try again later")
         job = self.store.create(topic, overrides=overrides)
         self._append(job.id, _status_event("queued", "Queued", position=self._queue.qsize() + 1))
         self._queue.put(job.id)
@@ -125,23 +133,29 @@ class JobManager:
         else:
             failing = "; ".join(f"{c['name']}: {c['detail']}" for c in checks if not c["ok"])
             message = f"not ready: {failing}"
-            event = {"type": "error", "step": "error", "data": {**result, "message": message}}
+            data = {**result, "message": message, "code": ConfigurationError.code, "cancelled": False}
+            event = {"type": "error", "step": "error", "data": data}
             self._finish(job.id, "failed", event, result=result, error=message)
         return self.store.require(job.id)
 
     def cancel(self, job_id: str) -> JobRow:
-        """Cancel a queued job now, or ask a running one to stop at its next step."""
+        """Cancel a queued job now, or stop a running one (its model call in flight included).
+
+        The request is stored first, so a job cancelled while running stays cancelled even if the
+        server stops before the run notices."""
         job = self.store.require(job_id)
         if job.status == "queued":
-            message = "cancelled before it started"
-            self._finish(job_id, "cancelled", _error_event(message, cancelled=True), error=message)
-        elif job.status == "running":
+            self._cancelled(job_id, "cancelled before it started")
+        elif job.status == "running" and self.store.request_cancel(job_id):
             with self._lock:
-                self._user_cancelled.add(job_id)
                 cancel = self._cancels.get(job_id)
             if cancel is not None:
                 cancel.set()
         return self.store.require(job_id)
+
+    def _cancelled(self, job_id: str, message: str) -> None:
+        event = _error_event(message, code="cancelled", cancelled=True)
+        self._finish(job_id, "cancelled", event, error=message)
 
     def _work(self) -> None:
         while True:
@@ -153,7 +167,7 @@ class JobManager:
             except Exception as exc:  # noqa: BLE001 - recorded on the job and in the log
                 redact = self.service.redactor.text
                 logger.error("job %s failed in the job runner:\n%s", job_id, redact(traceback.format_exc()))
-                self._fail(job_id, f"internal error: {type(exc).__name__}: {redact(str(exc))}")
+                self._fail(job_id, f"internal error: {type(exc).__name__}: {redact(str(exc))}", "internal")
 
     def _run(self, job_id: str) -> None:
         job = self.store.get(job_id)
@@ -161,25 +175,25 @@ class JobManager:
             return
         attempts = job.attempts + 1
         if attempts > self.service.options.max_job_attempts:
-            self._fail(job_id, f"the server stopped {job.attempts} times while running this job; gave up")
+            message = f"the server stopped {job.attempts} times while running this job; gave up"
+            self._fail(job_id, message, "internal")
             return
         cancel = threading.Event()
         with self._lock:
             self._cancels[job_id] = cancel
-            if job_id in self._user_cancelled:
-                cancel.set()
+        if self.store.require(job_id).cancel_requested:
+            cancel.set()
         try:
             self._drive(job, cancel)
         finally:
             with self._lock:
                 self._cancels.pop(job_id, None)
-                self._user_cancelled.discard(job_id)
 
     def _drive(self, job: JobRow, cancel: threading.Event) -> None:
         try:
             settings = self.service.resolve(job.overrides)
-        except HTTPException as exc:
-            self._fail(job.id, f"the job's settings are no longer valid: {exc.detail}")
+        except ConfigurationError as exc:
+            self._fail(job.id, f"the job's settings are no longer valid: {exc}", exc.code)
             return
         durable = Durability(
             self.checkpointer,
@@ -197,7 +211,7 @@ class JobManager:
                 durable=durable,
             )
         except DeepResearchError as exc:
-            self._fail(job.id, self.service.redactor.text(str(exc)))
+            self._fail(job.id, self.service.redactor.text(str(exc)), exc.code)
             return
         for item in events:
             if not self._handle(job, item.as_dict()):
@@ -222,8 +236,8 @@ class JobManager:
         return event["type"] not in ("done", "error")
 
     def _interrupted(self, job_id: str) -> bool:
-        with self._lock:
-            return self._stopping.is_set() and job_id not in self._user_cancelled
+        """Stopped by the server shutting down (the job resumes later), not by its user."""
+        return self._stopping.is_set() and not self.store.require(job_id).cancel_requested
 
     def _append(self, job_id: str, event: dict[str, Any]) -> StoredEvent:
         stored = self.store.append_event(job_id, event, time.time())
@@ -245,8 +259,8 @@ class JobManager:
         if stored is not None:
             self.notifier.publish(stored)
 
-    def _fail(self, job_id: str, message: str) -> None:
-        self._finish(job_id, "failed", _error_event(message), error=message)
+    def _fail(self, job_id: str, message: str, code: str) -> None:
+        self._finish(job_id, "failed", _error_event(message, code=code), error=message)
 
     def _forget_checkpoints(self, job_id: str) -> None:
         try:
@@ -259,5 +273,6 @@ def _status_event(step: str, message: str, **data: Any) -> dict[str, Any]:
     return {"type": "status", "step": step, "data": {"message": message, **data}}
 
 
-def _error_event(message: str, *, cancelled: bool = False) -> dict[str, Any]:
-    return {"type": "error", "step": "error", "data": {"message": message, "cancelled": cancelled}}
+def _error_event(message: str, *, code: str, cancelled: bool = False) -> dict[str, Any]:
+    data = {"message": message, "code": code, "cancelled": cancelled}
+    return {"type": "error", "step": "error", "data": data}

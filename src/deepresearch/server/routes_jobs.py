@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, HTTPException, Query, Response, status
+from fastapi import APIRouter, Header, Query, Response, status
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
+from deepresearch.errors import ConflictError, JobNotFoundError
 from deepresearch.result import ResearchResult
 from deepresearch.server.jobs import JobManager
 from deepresearch.server.progress import fold
@@ -28,6 +29,8 @@ from deepresearch.server.store import JobRow, JobStatus
 
 NOTHING_MORE = "The job has finished and every event was sent; EventSource stops reconnecting."
 NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "No such job."}}
+MAX_OFFSET = 1_000_000_000
+MAX_EVENT_ID = 2**53
 
 
 def jobs_router(service: Service, manager: JobManager) -> APIRouter:
@@ -40,7 +43,8 @@ def jobs_router(service: Service, manager: JobManager) -> APIRouter:
         responses={
             200: {"model": JobCreated, "description": "Dry run: the readiness checks, nothing queued."},
             413: {"model": ErrorBody, "description": "The request body is larger than MAX_BODY_BYTES."},
-            422: {"description": "Bad topic, unknown or server-only override, or invalid value."},
+            422: {"model": ErrorBody, "description": "Bad topic, server-only override, or invalid value."},
+            429: {"model": ErrorBody, "description": "MAX_QUEUED_JOBS jobs are queued; see Retry-After."},
         },
         summary="Queue a research job (or check readiness with dry_run)",
     )
@@ -58,7 +62,7 @@ def jobs_router(service: Service, manager: JobManager) -> APIRouter:
     @router.get("", response_model=JobList, summary="List jobs, newest first")
     def list_jobs(
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
         status_filter: Annotated[JobStatus | None, Query(alias="status")] = None,
     ) -> JobList:
         jobs = manager.store.recent(limit=limit, offset=offset, status=status_filter)
@@ -77,7 +81,7 @@ def jobs_router(service: Service, manager: JobManager) -> APIRouter:
     def cancel_job(job_id: str) -> JobView:
         """A queued job is cancelled at once; a running one stops at its next step (watch its events)."""
         if _require(manager, job_id).finished:
-            raise HTTPException(status.HTTP_409_CONFLICT, "the job has already finished")
+            raise ConflictError(f"job {job_id} has already finished")
         return job_view(manager, manager.cancel(job_id))
 
     @router.get(
@@ -91,7 +95,9 @@ def jobs_router(service: Service, manager: JobManager) -> APIRouter:
         last_event_id: Annotated[
             str | None, Header(description="Resume after this event id (EventSource sends it).")
         ] = None,
-        after: Annotated[int | None, Query(ge=0, description="Same as Last-Event-ID.")] = None,
+        after: Annotated[
+            int | None, Query(ge=0, le=MAX_EVENT_ID, description="Same as Last-Event-ID.")
+        ] = None,
     ) -> Response:
         job = await run_in_threadpool(_require, manager, job_id)
         start = after if after is not None else _event_id(last_event_id)
@@ -169,12 +175,12 @@ def _created(job: JobRow, *, ready: bool | None = None, checks: list[CheckView] 
 def _require(manager: JobManager, job_id: str) -> JobRow:
     job = manager.store.get(job_id)
     if job is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no job {job_id!r}")
+        raise JobNotFoundError(f"no job {job_id!r}: list the jobs with GET /tasks")
     return job
 
 
 def _event_id(value: str | None) -> int:
     try:
-        return max(0, int(value)) if value else 0
+        return min(MAX_EVENT_ID, max(0, int(value))) if value else 0
     except ValueError:
         return 0

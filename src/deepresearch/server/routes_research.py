@@ -7,11 +7,11 @@ import threading
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, HTTPException, Query, Request, Response, status
+from fastapi import APIRouter, Header, Query, Request, Response, status
 from sse_starlette import EventSourceResponse
 
 from deepresearch.agent import research_stream
-from deepresearch.errors import InvalidQuestionError
+from deepresearch.errors import DeepResearchError, error_from_code
 from deepresearch.result import ResearchResult
 from deepresearch.server.schemas import SSE_RESPONSE, TOPIC_DOC, ErrorBody, ResearchRequest
 from deepresearch.server.service import Service
@@ -21,7 +21,18 @@ DISCONNECT_POLL_SECONDS = 0.5
 NO_REPLAY = "A reconnect (Last-Event-ID sent): direct runs end with their stream; nothing is started."
 ERRORS: dict[int | str, dict[str, Any]] = {
     413: {"model": ErrorBody, "description": "The request body is larger than MAX_BODY_BYTES."},
-    422: {"description": "Bad topic, unknown or server-only override, or invalid value."},
+    422: {"model": ErrorBody, "description": "Bad topic, unknown or server-only override, or invalid value."},
+    429: {"model": ErrorBody, "description": "MAX_QUEUED_JOBS runs are waiting; see Retry-After."},
+}
+RUN_FAILED: dict[int | str, dict[str, Any]] = {
+    status_code: {"model": ErrorBody, "description": description}
+    for status_code, description in (
+        (499, "The run was cancelled."),
+        (500, "The run failed inside the server; run_id names its run folder."),
+        (502, "The model server or search backend answered badly."),
+        (503, "The model cannot be reached or loaded."),
+        (504, "The model did not answer within LLM_TIMEOUT."),
+    )
 }
 
 
@@ -32,18 +43,15 @@ def research_router(service: Service, slots: threading.Semaphore) -> APIRouter:
         settings = service.resolve(overrides)
         cleaned = service.check_topic(topic, settings)
         cancel = threading.Event()
-        try:
-            events = research_stream(
-                cleaned, settings=settings, model=service.model, search=service.search, cancel=cancel
-            )
-        except InvalidQuestionError as exc:
-            raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
+        events = research_stream(
+            cleaned, settings=settings, model=service.model, search=service.search, cancel=cancel
+        )
         return ThreadedRun(events, cancel, slots, service.redactor)
 
     @router.post(
         "/research",
         response_model=ResearchResult,
-        responses={**ERRORS, 500: {"model": ErrorBody, "description": "The run failed; detail says why."}},
+        responses={**ERRORS, **RUN_FAILED},
         summary="Run a research and return the full result",
     )
     async def research_now(body: ResearchRequest, request: Request) -> ResearchResult:
@@ -57,9 +65,10 @@ def research_router(service: Service, slots: threading.Semaphore) -> APIRouter:
                     final = event
         finally:
             watcher.cancel()
-        if final is None or final["type"] == "error":
-            message = final["data"].get("message", "research failed") if final else "the run ended early"
-            raise HTTPException(status.HTTP_500_INTERNAL_SERVER_ERROR, message)
+        if final is None:
+            raise DeepResearchError("the run ended without a result")
+        if final["type"] == "error":
+            raise _run_error(final["data"])
         return ResearchResult.model_validate(final["data"]["result"])
 
     @router.post(
@@ -100,6 +109,13 @@ def research_router(service: Service, slots: threading.Semaphore) -> APIRouter:
         return sse_response(run_messages(run), service.options.heartbeat_seconds)
 
     return router
+
+
+def _run_error(data: dict[str, Any]) -> DeepResearchError:
+    """The error an ``error`` event describes, as its own class, naming its run."""
+    run_dir = data.get("run_dir")
+    run_id = str(run_dir).rstrip("/").rsplit("/", 1)[-1] if run_dir else None
+    return error_from_code(data.get("code"), data.get("message", "research failed"), run_id=run_id)
 
 
 async def _cancel_on_disconnect(request: Request, cancel: threading.Event) -> None:

@@ -4,17 +4,42 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from deepresearch.result import ResearchResult
 from deepresearch.server.store import JobStatus
+from deepresearch.settings import REQUEST_SETTINGS
 
 TOPIC_DOC = "The research question; at most MAX_QUESTION_CHARS characters (default 2000)."
+OVERRIDES_DOC = "Per-request setting overrides; only these: " + "; ".join(
+    f"`{name}`: {what}" for name, what in REQUEST_SETTINGS.items()
+)
 
 
-class ResearchRequest(BaseModel):
-    """A research to run now. Any other key is a per-request setting override (e.g.
-    ``relevance_threshold``); unknown keys and server-only settings are answered with 422."""
+class RequestBody(BaseModel):
+    """A request body: no text in it may hold a lone surrogate (it cannot be stored or sent)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_lone_surrogates(cls, data: Any) -> Any:
+        if _has_lone_surrogate(data):
+            raise ValueError("text holds a lone surrogate code point (\\ud800-\\udfff); send valid Unicode")
+        return data
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        return any("\ud800" <= char <= "\udfff" for char in value)
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_has_lone_surrogate(item) for item in value)
+    return False
+
+
+class ResearchRequest(RequestBody):
+    """A research to run now. Any other key is a per-request setting override (one of
+    ``REQUEST_SETTINGS``, e.g. ``relevance_threshold``); any other setting is answered with 422."""
 
     model_config = ConfigDict(
         extra="allow",
@@ -32,16 +57,14 @@ class ResearchRequest(BaseModel):
         return {**{k: v for k, v in given.items() if v is not None}, **(self.model_extra or {})}
 
 
-class JobRequest(BaseModel):
+class JobRequest(RequestBody):
     """A research job to queue; ``dry_run`` only checks readiness and researches nothing."""
 
     model_config = ConfigDict(extra="forbid")
 
     topic: str = Field(min_length=1, description=TOPIC_DOC)
     dry_run: bool = Field(False, description="Check readiness (the doctor checks) without researching.")
-    overrides: dict[str, Any] = Field(
-        default_factory=dict, description='Per-job setting overrides, e.g. {"search_api": "local"}.'
-    )
+    overrides: dict[str, Any] = Field(default_factory=dict, description=OVERRIDES_DOC)
 
 
 class CheckView(BaseModel):
@@ -117,7 +140,13 @@ class JobView(BaseModel):
 
 
 class ErrorBody(BaseModel):
+    """Every error answer. ``code`` is machine-readable (``configuration``, ``invalid_request``,
+    ``model_unavailable``, ``queue_full``, ``internal`` ...); ``run_id`` names the run a failed
+    research ended with."""
+
     detail: str
+    code: str | None = None
+    run_id: str | None = None
 
 
 SSE_DOC = (

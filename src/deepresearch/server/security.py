@@ -10,6 +10,8 @@ from typing import Annotated, Any
 from fastapi import FastAPI, HTTPException, Security, status
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.datastructures import Headers
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from deepresearch.settings import SECRET_FIELDS, Settings, mask_secret
@@ -67,7 +69,7 @@ def install_cors(app: FastAPI, settings: Settings) -> list[str]:
     ``*`` allows any origin but never with credentials; explicit origins may send credentials.
     Returns the allowed origins.
     """
-    origins = [o.strip().rstrip("/") for o in settings.cors_origins.split(",") if o.strip()]
+    origins = cors_origins(settings)
     if not origins:
         return []
     wildcard = "*" in origins
@@ -80,6 +82,82 @@ def install_cors(app: FastAPI, settings: Settings) -> list[str]:
         max_age=600,
     )
     return ["*"] if wildcard else origins
+
+
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+CROSS_SITE = frozenset({"cross-site", "same-site"})
+
+
+def cors_origins(settings: Settings) -> list[str]:
+    """``CORS_ORIGINS`` as a list of origins without trailing slashes."""
+    return [o.strip().rstrip("/") for o in settings.cors_origins.split(",") if o.strip()]
+
+
+class BrowserGuardMiddleware:
+    """For a server without ``API_TOKEN``: whoever reaches it may use it, so make sure a web page
+    the user happens to visit cannot.
+
+    - ``Host`` must be a loopback name (``localhost``, ``127.0.0.1``, ``[::1]``) or one listed in
+      ``ALLOWED_HOSTS``: a DNS-rebinding page reaches 127.0.0.1 under its own host name;
+    - a request a browser sends from another origin (``Origin`` not this server and not in
+      ``CORS_ORIGINS``), or marks as cross-site (``Sec-Fetch-Site``) without such an origin, is
+      refused, the ``EventSource``/``<img>`` GETs that start a run included.
+
+    Refusals are 403 with ``code`` ``forbidden``; tools that send neither header pass.
+    """
+
+    def __init__(self, app: ASGIApp, *, hosts: frozenset[str], origins: frozenset[str]) -> None:
+        self.app = app
+        self.hosts = LOOPBACK_HOSTS | {h.lower() for h in hosts}
+        self.origins = origins
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        reason = self.refusal(Headers(scope=scope))
+        if reason is None:
+            await self.app(scope, receive, send)
+            return
+        body = json.dumps({"detail": reason, "code": "forbidden"}).encode()
+        await Response(body, 403, media_type="application/json")(scope, receive, send)
+
+    def refusal(self, headers: Headers) -> str | None:
+        """Why a request with ``headers`` is refused, or ``None``."""
+        host = headers.get("host", "")
+        if _host_name(host) not in self.hosts:
+            return (
+                f"host {host!r} is not served without a token: set API_TOKEN, or list the host in "
+                "ALLOWED_HOSTS"
+            )
+        origin = headers.get("origin")
+        if origin is not None and not self._origin_ok(origin.rstrip("/"), host):
+            return f"cross-origin request from {origin!r} refused: set API_TOKEN or list it in CORS_ORIGINS"
+        if origin is None and headers.get("sec-fetch-site", "").lower() in CROSS_SITE:
+            return "cross-site browser request refused: set API_TOKEN to serve other sites"
+        return None
+
+    def _origin_ok(self, origin: str, host: str) -> bool:
+        if "*" in self.origins or origin in self.origins:
+            return True
+        return origin.partition("://")[2].lower() == host.lower()
+
+
+def _host_name(host: str) -> str:
+    """``"127.0.0.1:8000"`` → ``127.0.0.1``, ``"[::1]:8000"`` → ``::1``, lower-cased."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    return host.rpartition(":")[0] if host.count(":") == 1 else host
+
+
+def install_browser_guard(app: FastAPI, settings: Settings) -> bool:
+    """Guard a server that has no ``API_TOKEN`` (see :class:`BrowserGuardMiddleware`); True if installed."""
+    if settings.api_token is not None and settings.api_token.get_secret_value():
+        return False
+    hosts = frozenset(h.strip() for h in settings.allowed_hosts.split(",") if h.strip())
+    app.add_middleware(BrowserGuardMiddleware, hosts=hosts, origins=frozenset(cors_origins(settings)))
+    return True
 
 
 class BodyLimitMiddleware:

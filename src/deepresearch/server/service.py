@@ -6,34 +6,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import HTTPException, status
-
 from deepresearch.doctor import Check, run_checks
-from deepresearch.errors import ConfigurationError
+from deepresearch.errors import ConfigurationError, InvalidQuestionError
 from deepresearch.llm.base import ChatModel
 from deepresearch.search.base import SearchBackend
 from deepresearch.server.security import Redactor
-from deepresearch.settings import SECRET_FIELDS, Settings
-
-SERVER_ONLY_SETTINGS: frozenset[str] = frozenset(
-    {
-        *SECRET_FIELDS,
-        "deepresearch_home",
-        "notes_workspace",
-        "runs_workspace",
-        "index_path",
-        "embedded_model_path",
-        "llm_base_url",
-        "ollama_base_url",
-        "lmstudio_base_url",
-        "searxng_url",
-        "fetch_allow_hosts",
-        "cors_origins",
-        "max_concurrent_jobs",
-        "max_body_bytes",
-        "research_run_retention_days",
-    }
-)
+from deepresearch.settings import Settings, request_settings
 
 
 @dataclass(frozen=True)
@@ -61,30 +39,23 @@ class Service:
     redactor: Redactor
 
     def resolve(self, overrides: Mapping[str, Any]) -> Settings:
-        """The server's settings with a request's ``overrides``; 422 for server-only, unknown or
-        invalid ones."""
-        given = {k: v for k, v in overrides.items() if v is not None}
-        locked = sorted(set(given) & SERVER_ONLY_SETTINGS)
-        if locked:
-            raise HTTPException(
-                status.HTTP_422_UNPROCESSABLE_CONTENT,
-                f"setting(s) {', '.join(locked)} can only be set on the server, not per request",
-            )
+        """The server's settings with a request's ``overrides``; :class:`ConfigurationError` for
+        an unknown, server-only, invalid or over-the-limit one (see ``REQUEST_SETTINGS``)."""
         try:
-            return self.settings.with_overrides(**given) if given else self.settings
+            return request_settings(self.settings, overrides)
         except ConfigurationError as exc:
-            raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, self.redactor.text(str(exc))) from None
+            raise ConfigurationError(self.redactor.text(str(exc))) from None
 
     def check_topic(self, topic: str, settings: Settings) -> str:
-        """The topic with whitespace collapsed; 422 when empty or longer than MAX_QUESTION_CHARS."""
+        """The topic with whitespace collapsed; :class:`InvalidQuestionError` when empty or
+        longer than MAX_QUESTION_CHARS."""
         cleaned = " ".join(topic.split())
         if not cleaned:
-            raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, "the topic is empty")
+            raise InvalidQuestionError("the topic is empty")
         if len(cleaned) > settings.max_question_chars:
-            raise HTTPException(
-                status.HTTP_422_UNPROCESSABLE_CONTENT,
+            raise InvalidQuestionError(
                 f"the topic is {len(cleaned)} characters; the limit is {settings.max_question_chars} "
-                "(MAX_QUESTION_CHARS)",
+                "(MAX_QUESTION_CHARS)"
             )
         return cleaned
 

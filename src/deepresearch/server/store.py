@@ -52,6 +52,10 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (job_id, seq)
     );
     """,
+    # 2: a cancel asked of a running job is kept, so a restart does not resume the job.
+    """
+    ALTER TABLE jobs ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;
+    """,
 )
 
 
@@ -71,6 +75,7 @@ class JobRow:
     error: str | None
     attempts: int
     result: dict[str, Any] | None
+    cancel_requested: bool = False
 
     @property
     def finished(self) -> bool:
@@ -153,6 +158,20 @@ class JobStore:
         with self._read() as db:
             rows = db.execute(sql, [*args, limit, offset]).fetchall()
         return [_job(r) for r in rows]
+
+    def count(self, status: JobStatus) -> int:
+        with self._read() as db:
+            row = db.execute("SELECT COUNT(*) FROM jobs WHERE status = ?", (status,)).fetchone()
+        return int(row[0])
+
+    def request_cancel(self, job_id: str) -> bool:
+        """Record that the job must stop (kept across restarts); False when it has finished."""
+        with self._tx() as db:
+            cur = db.execute(
+                "UPDATE jobs SET cancel_requested = 1 WHERE id = ? AND status IN (?, ?)",
+                (job_id, *UNFINISHED),
+            )
+        return cur.rowcount == 1
 
     def unfinished(self) -> list[JobRow]:
         """Jobs a restart must pick up again, oldest first."""
@@ -267,6 +286,7 @@ def _job(row: sqlite3.Row) -> JobRow:
         error=row["error"],
         attempts=row["attempts"],
         result=json.loads(row["result"]) if row["result"] else None,
+        cancel_requested=bool(row["cancel_requested"]),
     )
 
 

@@ -1,0 +1,90 @@
+"""Errors to HTTP answers, in one place.
+
+Routes and the service layer raise the domain errors of :mod:`deepresearch.errors`; the handlers
+here turn them into ``{"detail", "code", "run_id"}`` with the status :data:`STATUS_BY_CODE` gives
+the error's code (a subclass without an entry takes its parent's). Request validation failures are
+422 with the offending input left out (it may not even be encodable: lone surrogates, ``Infinity``);
+anything else is a 500 whose body names an error id that the log line carries too.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import traceback
+import uuid
+from typing import Any
+
+from fastapi import FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
+
+from deepresearch.errors import DeepResearchError, QueueFullError
+from deepresearch.server.security import Redactor
+
+logger = logging.getLogger(__name__)
+
+STATUS_BY_CODE: dict[str, int] = {
+    "internal": 500,
+    "configuration": 422,
+    "invalid_question": 422,
+    "invalid_request": 422,
+    "model_error": 502,
+    "model_unavailable": 503,
+    "model_timeout": 504,
+    "search_error": 502,
+    "index_not_found": 503,
+    "cancelled": 499,
+    "not_found": 404,
+    "conflict": 409,
+    "queue_full": 429,
+}
+"""HTTP status per error code. ``499`` is nginx's "client closed request": the run was cancelled."""
+
+
+def status_for(error: DeepResearchError) -> int:
+    """The status of ``error``'s code, or of the nearest parent class that has one."""
+    for cls in type(error).__mro__:
+        status = STATUS_BY_CODE.get(getattr(cls, "code", ""))
+        if status is not None:
+            return status
+    return 500
+
+
+def json_response(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
+    """JSON with every non-ASCII character escaped, so any text (lone surrogates too) encodes."""
+    payload = json.dumps(body, ensure_ascii=True, allow_nan=False, default=str).encode()
+    return Response(payload, status, headers=headers, media_type="application/json")
+
+
+def install_error_handlers(app: FastAPI, redactor: Redactor) -> None:
+    """Map our errors, validation failures and unexpected exceptions to JSON answers."""
+
+    async def domain(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, DeepResearchError)
+        body: dict[str, Any] = {"detail": redactor.text(str(exc)), "code": exc.code}
+        if exc.run_id:
+            body["run_id"] = exc.run_id
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, QueueFullError) else None
+        return json_response(status_for(exc), body, headers)
+
+    async def invalid(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        problems = [_problem(error) for error in exc.errors()]
+        summary = "; ".join(f"{p['loc']}: {p['msg']}" for p in problems) or "invalid request"
+        return json_response(422, {"detail": summary, "code": "invalid_request", "errors": problems})
+
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        error_id = uuid.uuid4().hex[:12]
+        trace = redactor.text("".join(traceback.format_exception(exc)))
+        logger.error("error %s on %s %s:\n%s", error_id, request.method, request.url.path, trace)
+        detail = f"internal error {error_id}: {type(exc).__name__} (the server log has the details)"
+        return json_response(500, {"detail": detail, "code": "internal", "error_id": error_id})
+
+    app.add_exception_handler(DeepResearchError, domain)
+    app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(Exception, unexpected)
+
+
+def _problem(error: Any) -> dict[str, str]:
+    location = ".".join(str(part) for part in error.get("loc", ()))
+    return {"loc": location, "msg": str(error.get("msg", "")), "type": str(error.get("type", ""))}
