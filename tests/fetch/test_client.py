@@ -127,6 +127,24 @@ def test_redirect_to_file_is_refused(site: FixtureServer) -> None:
     assert "only http and https" in refusal(make_fetcher(), site.url("/to-file"))
 
 
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/to-data", "unusable URL"),
+        ("/to-javascript", "unusable URL"),
+        ("/to-mailto", "unusable URL"),
+        ("/to-bad-host", "unusable URL"),
+        ("/to-empty-label", "unusable URL"),
+    ],
+)
+def test_a_redirect_to_a_non_web_or_malformed_url_is_a_fetch_error(
+    site: FixtureServer, path: str, expected: str
+) -> None:
+    results = make_fetcher().fetch_many([site.url(path), site.url("/article.html")])
+    assert isinstance(results[0], FetchError) and expected in str(results[0])
+    assert isinstance(results[1], FetchedPage)
+
+
 def test_redirects_are_followed_and_checked_at_every_hop(site: FixtureServer) -> None:
     fetcher = make_fetcher()
     assert page(fetcher, site.url("/to-relative")).final_url == site.url("/article.html")

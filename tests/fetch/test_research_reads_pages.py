@@ -100,3 +100,20 @@ def test_no_request_when_full_pages_are_off(site: FixtureServer, tmp_path: Path)
     )
     assert "/unread.html" not in site.hits
     assert result.sources[0].content == "A page about the astronomical clock in Prague."
+
+
+@pytest.mark.parametrize("path", ["/to-data", "/to-javascript", "/to-mailto", "/to-bad-host"])
+def test_a_hit_that_redirects_somewhere_unreadable_is_a_notice_and_the_run_goes_on(
+    site: FixtureServer, tmp_path: Path, path: str
+) -> None:
+    hostile = SearchHit(url=site.url(path), title="Trap", snippet="A trap page.", backend="static")
+    good = SearchHit(url=site.url("/article.html"), title="Orloj", snippet="The clock.", backend="static")
+    result = research(
+        QUESTION,
+        settings=_settings(tmp_path),
+        model=ScriptedModel(),
+        search=StaticSearch(default=[hostile, good]),
+    )
+    assert any("could not read" in n and path in n for n in result.notices)
+    assert any(ARTICLE_SENTENCE in (s.content or "") for s in result.sources)
+    assert result.report_markdown

@@ -11,7 +11,8 @@ worker thread):
   marked truncated, a PDF that large is refused;
 - only HTML, PDF and plain text are read: a declared type outside those, or an undeclared body that
   looks binary, is refused before it is downloaded further;
-- every failure is a :class:`~deepresearch.errors.FetchError` in the result list, never raised.
+- every failure is a :class:`~deepresearch.errors.FetchError` in the result list, never raised:
+  a redirect to ``data:``/``javascript:``/``mailto:``, a malformed Location or host name included.
 
 Proxies from the environment are not used: a proxy would resolve host names itself and defeat the
 address check. Concurrency limits hold per call of ``fetch_all``.
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import ssl
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
@@ -47,7 +49,11 @@ USER_AGENT = "Mozilla/5.0 (compatible; deepresearch/0.1; research agent)"
 ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.1"
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
 WEEK_SECONDS = 7 * 24 * 3600.0
+# What httpx raises besides HTTPError for a hostile URL or Location: a malformed URL, a host name
+# IDNA cannot encode, a stream read twice.
+URL_ERRORS: tuple[type[Exception], ...] = (httpx.InvalidURL, httpx.StreamError, UnicodeError, ValueError)
 _T = TypeVar("_T")
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -147,6 +153,9 @@ class PageFetcher:
             page = await asyncio.to_thread(self._page, url, body)
         except FetchError as exc:
             return exc
+        except Exception as exc:  # noqa: BLE001 - one page's surprise must not end the other reads
+            _log.warning("reading %s failed unexpectedly", url, exc_info=True)
+            return FetchError(f"unexpected {type(exc).__name__}: {exc}")
         if self.cache:
             self.cache.put(page, self.config.max_chars)
         return page
@@ -159,6 +168,8 @@ class PageFetcher:
             raise FetchError(f"no complete answer within {timeout:g} s (FETCH_TIMEOUT)") from exc
         except httpx.HTTPError as exc:
             raise FetchError(f"{type(exc).__name__}: {exc}") from exc
+        except URL_ERRORS as exc:
+            raise FetchError(f"refused an unusable URL or redirect ({type(exc).__name__}: {exc})") from exc
 
     async def _follow(self, session: _Session, start: httpx.URL) -> _Body:
         current = start
