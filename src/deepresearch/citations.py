@@ -96,13 +96,27 @@ def resolve_citations(text: str, valid: set[int]) -> tuple[str, int]:
     return re.sub(r"[ \t]+([.,;:])", r"\1", cleaned), removed
 
 
+def number_citations(text: str) -> tuple[str, list[int]]:
+    """Renumber every ``[n]`` of ``text`` 1..N in order of first citation; return the text and
+    the cited ids in that order (number ``k`` names ``order[k-1]``). Markdown renderers number an
+    ordered list 1, 2, 3 whatever its source says, so references must be numbered this way."""
+    order = cited_ids(text)
+    number = {sid: n for n, sid in enumerate(order, 1)}
+
+    def renumber(match: re.Match[str]) -> str:
+        parts = [number[int(p)] for p in re.split(r"\s*[,，]\s*", match.group(1))]
+        return "[" + ", ".join(map(str, dict.fromkeys(parts))) + "]"
+
+    return _CITATION.sub(renumber, text), order
+
+
 def render_references(sources: Sequence[Source], *, fallback_label: str = "fallback") -> str:
-    """Markdown list of ``sources`` as ``[n] [title](url)`` lines, fallback sources marked."""
+    """Markdown list of ``sources`` numbered 1..N in the given order, fallback sources marked."""
     lines = []
-    for source in sorted(sources, key=lambda s: s.id):
+    for number, source in enumerate(sources, 1):
         flag = f" *({fallback_label})*" if source.is_fallback else ""
         doc = f" — `{source.doc_id}`" if source.doc_id else ""
-        lines.append(f"{source.id}. [{_escape(source.title)}]({source.url}){doc}{flag}")
+        lines.append(f"{number}. [{_escape(source.title)}]({source.url}){doc}{flag}")
     return "\n".join(lines)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from deepresearch.citations import Source
-from deepresearch.text import key_terms, rank_by_terms, sentences, truncate
+from deepresearch.text import key_stems, key_terms, rank_by_terms, sentences
 
 
 def extractive_points(
@@ -24,7 +24,7 @@ def extractive_points(
         if score <= 0 or per_source.get(source_id, 0) >= 2:
             continue
         per_source[source_id] = per_source.get(source_id, 0) + 1
-        chosen.append((truncate(sentence, max_chars, "…"), source_id))
+        chosen.append((cut_at_word(sentence, max_chars), source_id))
         if len(chosen) >= limit:
             break
     return chosen
@@ -35,6 +35,20 @@ def render_points(points: Sequence[tuple[str, int]]) -> list[str]:
     return [f"- {sentence} [{source_id}]\n" for sentence, source_id in points]
 
 
+def cut_at_word(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def with_subject(sentence: str, title: str) -> str:
+    """``sentence`` prefixed with its passage's title when it does not name it: quoted out of its
+    passage, "The company was founded in 1959" must still say which company."""
+    named = set(key_stems(title)) & set(key_stems(sentence))
+    return sentence if named or not title.strip() else f"{title}: {sentence}"
+
+
 def _sentences(source: Source) -> list[str]:
-    body = sentences(source.content or source.snippet)
-    return [f"{source.title}: {body[0]}", *body[1:]] if body else []
+    return [with_subject(s, source.title) for s in sentences(source.content or source.snippet)]

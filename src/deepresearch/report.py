@@ -1,65 +1,30 @@
-"""Rendering the report: five sections, citations checked and references built by code."""
+"""Rendering the report: the grounded answer, five sections, citations checked and numbered by code.
+
+Every ``[n]`` that names no source of the run is removed and counted; the rest are renumbered 1..N
+in order of first citation, and the references list exactly those, in that order. Sentences quoted
+from sources keep their subject, appear once, and come only from sources about the question.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deepresearch.citations import Source, cited_ids, render_references, resolve_citations
-from deepresearch.graph.schemas import ReportDraft
+from deepresearch.answers.evidence import about_question
+from deepresearch.answers.ground import GroundedAnswer
+from deepresearch.citations import Source, cited_ids, number_citations, render_references, resolve_citations
+from deepresearch.extractive import with_subject
+from deepresearch.graph.schemas import Insight, ReportDraft
 from deepresearch.graph.state import ReportResult, RoundEvaluation, TodoItem
+from deepresearch.report_text import HEADINGS
+from deepresearch.text import key_stems
 
-HEADINGS = {
-    "en": {
-        "answer": "Answer",
-        "background": "Background",
-        "insights": "Key insights",
-        "evidence": "Evidence and data",
-        "risks": "Risks and open questions",
-        "references": "References",
-        "limits": "Limits of this report",
-        "established": "Established",
-        "inferred": "Inferred",
-        "unknown": "Unknown",
-        "fallback": "fallback source",
-        "none": "No sources were read.",
-        "thin": (
-            "Evidence stayed thin: overall key-term relevance {score:.0f}% after {rounds} round(s), "
-            "below the {threshold:.0f}% threshold."
-        ),
-        "skipped": "Skipped task {id} ({title}): {reason}.",
-        "fallback_used": "{count} source(s) came from a fallback search engine and are marked as such.",
-        "no_evidence": "{title}: no evidence was found for this task.",
-        "removed": "{count} citation(s) naming no source read by this run were removed.",
-        "gaps": "Terms of the question no source contained: {terms}.",
-        "task": "Task {id}: {title}",
-        "relevance": "key-term relevance {score:.0f}%",
-        "background_fallback": "This report researches: {question}",
-    },
-    "zh": {
-        "answer": "答案",
-        "background": "背景概览",
-        "insights": "核心洞见",
-        "evidence": "证据与数据",
-        "risks": "风险与挑战",
-        "references": "参考来源",
-        "limits": "本报告的局限",
-        "established": "已证实",
-        "inferred": "推断",
-        "unknown": "未知",
-        "fallback": "备用来源",
-        "none": "本次运行没有读取任何来源。",
-        "thin": "证据不足：经过 {rounds} 轮后整体关键词相关度为 {score:.0f}%，低于阈值 {threshold:.0f}%。",
-        "skipped": "已跳过任务 {id}（{title}）：{reason}。",
-        "fallback_used": "{count} 个来源来自备用搜索引擎，已标注。",
-        "no_evidence": "{title}：此任务未找到证据。",
-        "removed": "已移除 {count} 个不对应任何已读来源的引用。",
-        "gaps": "来源中未出现的问题关键词：{terms}。",
-        "task": "任务 {id}：{title}",
-        "relevance": "关键词相关度 {score:.0f}%",
-        "background_fallback": "本报告研究的问题：{question}",
-    },
-}
+ABOUT_FLOOR = 0.35
+ESTABLISHED_SUPPORT = 0.6
+PARTIAL_SUPPORT = 0.3
+_HEADING = re.compile(r"(?m)^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+_POINT = re.compile(r"^-\s+(.*?)\s*((?:\[\d+(?:,\s*\d+)*\]\s*)+)$")
 
 
 @dataclass
@@ -72,113 +37,237 @@ class ReportInput:
     threshold: float
     draft: ReportDraft | None
     notices: Sequence[str] = ()
+    answer: GroundedAnswer | None = None
+
+
+@dataclass
+class _Body:
+    """What the sections add up to while the report is built."""
+
+    valid: set[int]
+    about: set[int]
+    removed: int = 0
+    dropped_insights: int = 0
 
 
 def render_report(inp: ReportInput) -> ReportResult:
-    """The Markdown report. Every ``[n]`` that names no source of the run is removed and counted."""
+    """The Markdown report (see the module docstring)."""
     h = HEADINGS.get(inp.language, HEADINGS["en"])
-    valid = {s.id for s in inp.sources}
     draft = inp.draft or ReportDraft(answer="", background="", insights=[], risks=[])
-    answer, removed_a = resolve_citations(" ".join(draft.answer.split())[:400], valid)
-    insights, marks, removed_i = _insights(inp, draft, valid, h)
-    body = "\n\n".join(
-        p
-        for p in [
-            f"# {inp.question}",
-            f"**{h['answer']}:** {answer}" if answer else "",
-            _section(h["background"], _background(inp, draft, h)),
-            _section(h["insights"], insights),
-            _section(h["evidence"], _evidence(inp, h)),
-            _section(h["risks"], _risks(inp, draft, h)),
-        ]
-        if p
-    )
-    body, removed_b = resolve_citations(body, valid)
-    removed = removed_a + removed_i + removed_b
-    limits = _limits(inp, h, removed)
+    state = _Body(valid={s.id for s in inp.sources}, about=_about(inp))
+    insights, marks = _insights(inp, draft, state, h)
+    parts = [
+        f"# {inp.question}",
+        _answer_block(inp.answer, inp.sources, h),
+        _section(h["background"], _background(inp, draft, h)),
+        _section(h["insights"], insights),
+        _section(h["evidence"], _evidence(inp, state, h)),
+        _section(h["risks"], _risks(inp, draft, h)),
+    ]
+    body, removed = resolve_citations("\n\n".join(p for p in parts if p), state.valid)
+    state.removed += removed
+    limits = _limits(inp, h, state)
     if limits:
         background = f"## {h['background']}"
         body = body.replace(background, f"> **{h['limits']}:**\n{limits}\n\n{background}", 1)
-    cited = [i for i in cited_ids(body) if i in valid]
-    refs = [s for s in inp.sources if s.id in set(cited)] or list(inp.sources)
-    references = render_references(refs, fallback_label=h["fallback"]) if refs else h["none"]
-    markdown = f"{body}\n\n{_section(h['references'], references)}\n"
+    body, order = number_citations(body)
     return ReportResult(
-        markdown=markdown, answer=answer, cited=cited, removed_citations=removed, insight_marks=marks
+        markdown=f"{body}\n\n{_section(h['references'], _references(inp, order, h))}\n",
+        answer=_answer_text(inp.answer),
+        answer_status=inp.answer.status if inp.answer else "",
+        answer_source_id=inp.answer.source_id if inp.answer else None,
+        cited=order,
+        removed_citations=state.removed,
+        insight_marks=marks,
     )
 
 
+def _about(inp: ReportInput) -> set[int]:
+    about = about_question(key_stems(inp.question), inp.sources, ABOUT_FLOOR)
+    if inp.answer is not None:
+        about |= {i for i in (inp.answer.source_id, inp.answer.via_source_id) if i is not None}
+    return about
+
+
 def _section(title: str, text: str) -> str:
-    return f"## {title}\n\n{text.strip()}"
+    return f"## {title}\n\n{text.strip()}" if text.strip() else ""
+
+
+def demote_headings(text: str) -> str:
+    """Markdown headings inside model or page text become bold lines: the report keeps one outline."""
+    return _HEADING.sub(r"**\1**", text)
+
+
+def _answer_text(answer: GroundedAnswer | None) -> str:
+    return answer.text if answer is not None else ""
+
+
+def _answer_block(answer: GroundedAnswer | None, sources: Sequence[Source], h: dict[str, str]) -> str:
+    if answer is None or not answer.text:
+        return ""
+    if answer.status == "abstained":
+        return f"**{h['answer']}:** {answer.text}"
+    if answer.status == "unverified":
+        return f"**{h['answer']}:** {answer.text} *({h['unverified_mark']})*"
+    line = f"**{h['answer']}:** {answer.text} [{answer.source_id}]"
+    if answer.status == "sentence" or not answer.sentence or answer.source_id is None:
+        return line
+    said = with_subject(answer.sentence, _title(sources, answer.source_id))
+    quote = f"*{h['evidence_for']}:* “{said}” [{answer.source_id}]"
+    if answer.via_sentence and answer.via_source_id is not None:
+        via = with_subject(answer.via_sentence, _title(sources, answer.via_source_id))
+        quote += f" — {h['via']} “{via}” [{answer.via_source_id}]"
+    return f"{line}\n\n{quote}"
 
 
 def _background(inp: ReportInput, draft: ReportDraft, h: dict[str, str]) -> str:
-    text = " ".join(draft.background.split())
+    text = demote_headings(" ".join(draft.background.split()))
     return text or h["background_fallback"].format(question=inp.question)
 
 
-def _insights(
-    inp: ReportInput, draft: ReportDraft, valid: set[int], h: dict[str, str]
-) -> tuple[str, list[str], int]:
-    lines, marks, removed = [], [], 0
+def _insights(inp: ReportInput, draft: ReportDraft, state: _Body, h: dict[str, str]) -> tuple[str, list[str]]:
+    lines: list[tuple[str, str]] = []
     for insight in draft.insights[:5]:
-        text = " ".join(insight.text.split())[:500]
-        if not text:
-            continue
-        if not cited_ids(text):
-            text += "".join(f" [{i}]" for i in insight.sources[:3] if i in valid)
-        text, dropped = resolve_citations(text, valid)
-        removed += dropped
-        mark = "established" if cited_ids(text) else "inferred"
-        lines.append(f"- **{h[mark]}** — {text}")
-        marks.append(mark)
-    for line, mark in _code_insights(inp, h):
-        if len(lines) >= 5 or (len(lines) >= 3 and mark == "established"):
-            break
-        if line in lines:
-            continue
-        lines.append(line)
-        marks.append(mark)
-    return "\n".join(lines), marks, removed
+        checked = _checked_insight(insight, inp.sources, state)
+        if checked is None:
+            state.dropped_insights += 1
+        else:
+            lines.append(checked)
+    lines.extend(_answer_insights(inp, h))
+    lines.extend(_quoted_insights(inp, state, [text for text, _ in lines]))
+    kept = _dedupe(lines)[:5]
+    return "\n".join(f"- **{h[mark]}** — {text}" for text, mark in kept), [mark for _, mark in kept]
 
 
-def _code_insights(inp: ReportInput, h: dict[str, str]) -> list[tuple[str, str]]:
-    out, used = [], set[str]()
+def _checked_insight(insight: Insight, sources: Sequence[Source], state: _Body) -> tuple[str, str] | None:
+    """A model's insight, marked by code: established when one passage about the question
+    supports it, inferred when its support is partial or spread over several sources."""
+    text = demote_headings(" ".join(insight.text.split()))[:500]
+    ids = [i for i in (cited_ids(text) or insight.sources[:3]) if i in state.valid]
+    if not text or not ids:
+        return None
+    if not cited_ids(text):
+        text += "".join(f" [{i}]" for i in ids)
+    by_id = {s.id: s for s in sources}
+    support = max(support_share(text, by_id[i]) for i in ids)
+    if support >= ESTABLISHED_SUPPORT and len(ids) == 1 and ids[0] in state.about:
+        return text, "established"
+    if support >= PARTIAL_SUPPORT or (len(ids) > 1 and support > 0):
+        return text, "inferred"
+    return None
+
+
+def support_share(text: str, source: Source) -> float:
+    """Share of the content words of ``text`` (stemmed, citations aside) found in ``source``."""
+    wanted = set(key_stems(re.sub(r"\[[\d,\s]+\]", " ", text)))
+    if not wanted:
+        return 0.0
+    present = set(key_stems(f"{source.title} {source.content or source.snippet}"))
+    return len(wanted & present) / len(wanted)
+
+
+def _answer_insights(inp: ReportInput, h: dict[str, str]) -> list[tuple[str, str]]:
+    answer = inp.answer
+    if answer is None or answer.status == "abstained":
+        what = inp.question.strip()
+        return [(h["unanswered"].format(question=what), "unknown")] if answer else []
+    if not answer.sentence or answer.source_id is None:
+        return []
+    title = _title(inp.sources, answer.source_id)
+    text = f"{with_subject(answer.sentence, title)} [{answer.source_id}]"
+    if answer.via_sentence and answer.via_source_id is not None:
+        via = with_subject(answer.via_sentence, _title(inp.sources, answer.via_source_id))
+        return [(f"{via} [{answer.via_source_id}] — {text}", "inferred")]
+    return [(text, "established")]
+
+
+def _quoted_insights(inp: ReportInput, state: _Body, have: Sequence[str]) -> list[tuple[str, str]]:
+    """The tasks' best quoted sentences from sources about the question, each established by its
+    own passage."""
+    out: list[tuple[str, str]] = []
     for task in inp.tasks:
-        fresh = [ln for ln in task.summary.splitlines() if ln.strip() and ln not in used]
-        first = fresh[0] if fresh else ""
-        used.add(first)
-        if task.status == "completed" and first:
-            out.append((f"- **{h['established']}** — {first.lstrip('- ').strip()}", "established"))
-        elif task.status in ("skipped", "failed"):
-            text = h["no_evidence"].format(title=task.title)
-            out.append((f"- **{h['unknown']}** — {text}", "unknown"))
+        for line in task.summary.splitlines():
+            point = _POINT.match(line.strip())
+            quoted = any(point.group(1) in text for text in have) if point else True
+            if point and set(cited_ids(point.group(2))) <= state.about and not quoted:
+                out.append((f"{point.group(1)} {point.group(2).strip()}", "established"))
+                break
     return out
 
 
-def _evidence(inp: ReportInput, h: dict[str, str]) -> str:
+def _dedupe(lines: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    seen: set[str] = set()
+    out = []
+    for text, mark in lines:
+        key = _sentence_key(text)
+        if key not in seen:
+            seen.add(key)
+            out.append((text, mark))
+    return out
+
+
+def _sentence_key(text: str) -> str:
+    return " ".join(key_stems(re.sub(r"\[[\d,\s]+\]", " ", text)))
+
+
+def _title(sources: Sequence[Source], source_id: int) -> str:
+    return next((s.title for s in sources if s.id == source_id), "")
+
+
+def _evidence(inp: ReportInput, state: _Body, h: dict[str, str]) -> str:
     latest = {j.task_id: j for j in inp.evaluations[-1].tasks} if inp.evaluations else {}
-    blocks = []
+    blocks, seen = [], set[str]()
     for task in inp.tasks:
         judgement = latest.get(task.id)
         score = f" — {h['relevance'].format(score=judgement.relevance)}" if judgement else ""
-        summary = task.summary.strip() or h["no_evidence"].format(title=task.title)
+        summary = _task_evidence(task, state, seen) or _no_evidence(task, h)
         blocks.append(f"### {h['task'].format(id=task.id, title=task.title)}{score}\n\n{summary}")
     return "\n\n".join(blocks)
 
 
+def _task_evidence(task: TodoItem, state: _Body, seen: set[str]) -> str:
+    """The task's summary without headings, without points quoting sources not about the question
+    and without sentences an earlier task already quoted."""
+    kept = []
+    for line in demote_headings(task.summary).splitlines():
+        point = _POINT.match(line.strip())
+        if point:
+            key = _sentence_key(point.group(1))
+            if key in seen or not set(cited_ids(point.group(2))) & state.about:
+                continue
+            seen.add(key)
+        kept.append(line)
+    return "\n".join(kept).strip()
+
+
+def _no_evidence(task: TodoItem, h: dict[str, str]) -> str:
+    if task.summary.strip():
+        return h["off_topic"]
+    return h["no_evidence"].format(title=task.title)
+
+
 def _risks(inp: ReportInput, draft: ReportDraft, h: dict[str, str]) -> str:
-    lines = [f"- {' '.join(r.split())[:300]}" for r in draft.risks[:5] if r.strip()]
+    lines = [f"- {demote_headings(' '.join(r.split()))[:300]}" for r in draft.risks[:5] if r.strip()]
     if inp.evaluations:
-        gaps = [g for j in inp.evaluations[-1].tasks for g in j.gaps]
+        gaps = _run_gaps(inp)
         if gaps:
             terms = ", ".join(list(dict.fromkeys(gaps))[:8])
             lines.append("- " + h["gaps"].format(terms=terms))
-    return "\n".join(lines) or "-"
+    return "\n".join(lines)
 
 
-def _limits(inp: ReportInput, h: dict[str, str], removed: int) -> str:
+def _run_gaps(inp: ReportInput) -> list[str]:
+    """The judge's gap terms that no source of the whole run contains (a task's gap may be
+    another task's find)."""
+    present = set(key_stems(" ".join(f"{s.title} {s.content or s.snippet}" for s in inp.sources)))
+    gaps = dict.fromkeys(g for j in inp.evaluations[-1].tasks for g in j.gaps)
+    return [g for g in gaps if not set(key_stems(g)) <= present]
+
+
+def _limits(inp: ReportInput, h: dict[str, str], state: _Body) -> str:
     lines = []
+    if inp.answer is not None and inp.answer.status == "unverified":
+        lines.append(h["unverified"])
     if inp.evaluations and not inp.evaluations[-1].enough:
         last = inp.evaluations[-1]
         lines.append(
@@ -191,7 +280,22 @@ def _limits(inp: ReportInput, h: dict[str, str], removed: int) -> str:
     fallback = sum(s.is_fallback for s in inp.sources)
     if fallback:
         lines.append(h["fallback_used"].format(count=fallback))
-    if removed:
-        lines.append(h["removed"].format(count=removed))
+    if state.removed:
+        lines.append(h["removed"].format(count=state.removed))
+    if state.dropped_insights:
+        lines.append(h["dropped_insights"].format(count=state.dropped_insights))
     lines.extend(inp.notices)
     return "\n".join(f"> - {line}" for line in lines)
+
+
+def _references(inp: ReportInput, order: Sequence[int], h: dict[str, str]) -> str:
+    by_id = {s.id: s for s in inp.sources}
+    if order:
+        return render_references([by_id[i] for i in order], fallback_label=h["fallback"])
+    if not inp.sources:
+        return h["none"]
+    read = render_references(inp.sources, fallback_label=h["fallback"]).splitlines()
+    return h["none_cited"] + "\n\n" + "\n".join("- " + line.split(". ", 1)[1] for line in read)
+
+
+__all__ = ["ReportInput", "demote_headings", "render_report", "support_share"]

@@ -21,10 +21,17 @@ class ResearchResult(BaseModel):
     report_markdown: str
     running_summary: str
     answer: str = ""
+    answer_status: str = Field(
+        "", description="grounded (a span of a cited sentence), sentence, unverified or abstained"
+    )
+    answer_source_id: int | None = Field(None, description="The source holding the answer's sentence.")
     role: ResearchRole | None = None
     todo_items: list[TodoItem] = Field(default_factory=list)
     sources: list[Source] = Field(default_factory=list)
-    cited_source_ids: list[int] = Field(default_factory=list)
+    cited_source_ids: list[int] = Field(
+        default_factory=list,
+        description="Source ids in report order: the report's [k] is cited_source_ids[k-1].",
+    )
     removed_citations: int = 0
     rounds: int = 0
     evaluations: list[RoundEvaluation] = Field(default_factory=list)

@@ -111,6 +111,14 @@ def eval_cmd(
         Path | None, typer.Option(help="Write results JSON here (and a .md table beside it).")
     ] = None,
     loops: Annotated[int | None, typer.Option(help="Max research rounds.")] = None,
+    drop_gold: Annotated[
+        bool,
+        typer.Option(
+            "--drop-gold",
+            help="Remove the questions' gold passages from the corpus: measures how often the agent "
+            "says the sources do not answer instead of guessing.",
+        ),
+    ] = False,
 ) -> None:
     """Run the agent (and a baseline) on QUESTIONS over CORPUS and score it."""
     from deepresearch.evaluation.runner import EvalOptions, run_evaluation
@@ -118,7 +126,13 @@ def eval_cmd(
     with _friendly_errors():
         settings = Settings.load({"max_web_research_loops": loops})
         options = EvalOptions(
-            questions=questions, corpus=corpus, limit=limit, seed=seed, baseline=baseline, out=out
+            questions=questions,
+            corpus=corpus,
+            limit=limit,
+            seed=seed,
+            baseline=baseline,
+            out=out,
+            drop_gold=drop_gold,
         )
         report = run_evaluation(settings, options, console=err)
     sys.stdout.write(report.markdown())

@@ -5,6 +5,7 @@ A failed question is recorded with its error; it never aborts the evaluation.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import statistics
 import time
@@ -18,10 +19,16 @@ from rich.progress import Progress
 
 from deepresearch.agent import research
 from deepresearch.citations import cited_ids
-from deepresearch.errors import DeepResearchError
+from deepresearch.errors import ConfigurationError, DeepResearchError
 from deepresearch.evaluation.baseline import naive_answer
 from deepresearch.evaluation.dataset import EvalQuestion, load_questions
-from deepresearch.evaluation.scoring import citation_precision, evidence_recall, exact_match, f1
+from deepresearch.evaluation.scoring import (
+    answer_match,
+    citation_precision,
+    evidence_recall,
+    exact_match,
+    f1,
+)
 from deepresearch.index.corpus import ensure_corpus_index
 from deepresearch.index.embeddings import embedder_for
 from deepresearch.index.store import DocumentIndex
@@ -32,6 +39,8 @@ from deepresearch.search.local import LocalSearch
 from deepresearch.settings import Settings
 
 METRICS = (
+    "answer_match",
+    "abstained",
     "em",
     "f1",
     "evidence_recall",
@@ -54,6 +63,7 @@ class EvalOptions:
     baseline: str | None = None
     out: Path | None = None
     top_k: int = 5
+    drop_gold: bool = False
 
 
 @dataclass
@@ -63,6 +73,8 @@ class QuestionScore:
     gold: list[str]
     answer: str = ""
     error: str | None = None
+    answer_match: float = 0.0
+    abstained: float = 0.0
     em: float = 0.0
     f1: float = 0.0
     evidence_recall: float = 0.0
@@ -119,13 +131,14 @@ def run_evaluation(
     model: ChatModel | None = None,
 ) -> EvalReport:
     questions = load_questions(options.questions, limit=options.limit, seed=options.seed)
-    index_path, _ = ensure_corpus_index(settings, options.corpus)
+    corpus = without_gold(settings, options.corpus, questions) if options.drop_gold else options.corpus
+    index_path, _ = ensure_corpus_index(settings, corpus)
     settings = settings.with_overrides(index_path=index_path, search_api="local", enable_notes=False)
     if model is None:
         from deepresearch.llm.factory import build_model
 
         model = build_model(settings)
-    report = EvalReport(model=model.name, corpus=str(options.corpus), questions=len(questions))
+    report = EvalReport(model=model.name, corpus=str(corpus), questions=len(questions))
     with DocumentIndex.open_existing(index_path, embedder_for(settings)) as index:
         search = LocalSearch(index)
         systems: dict[str, Callable[[EvalQuestion], QuestionScore]] = {
@@ -138,6 +151,29 @@ def run_evaluation(
     if options.out is not None:
         _write(report, options.out)
     return report
+
+
+def without_gold(settings: Settings, corpus: Path, questions: Sequence[EvalQuestion]) -> Path:
+    """A copy of the JSONL ``corpus`` without the gold passages of ``questions`` (``--drop-gold``):
+    the agent must then say the sources do not answer, not guess."""
+    if not corpus.is_file() or corpus.suffix != ".jsonl":
+        raise ConfigurationError(f"--drop-gold needs a JSONL corpus file, not {corpus}")
+    gold = {d for q in questions for d in q.gold_doc_ids}
+    digest = hashlib.sha256("\n".join(sorted(gold)).encode()).hexdigest()[:12]
+    target = settings.home / "eval" / f"{corpus.stem}-nogold-{digest}.jsonl"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        kept = [line for line in corpus.open(encoding="utf-8") if _doc_id(line) not in gold]
+        target.write_text("".join(kept), encoding="utf-8")
+    return target
+
+
+def _doc_id(line: str) -> str | None:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    return str(record.get("doc_id")) if isinstance(record, dict) else None
 
 
 def _run_all(
@@ -172,6 +208,7 @@ def _guarded(question: EvalQuestion, run_one: Callable[[EvalQuestion], QuestionS
 def _score_agent(q: EvalQuestion, settings: Settings, model: ChatModel, search: LocalSearch) -> QuestionScore:
     result = research(q.question, settings=settings, model=model, search=search)
     score = _base(q, result.answer, [s.doc_id for s in result.sources])
+    score.abstained = float(result.answer_status == "abstained")
     score.citation_validity, score.citation_precision = _citations(result, q)
     score.rounds = result.rounds
     _usage(score, result.usage)
@@ -195,6 +232,7 @@ def _base(q: EvalQuestion, answer: str, read: Sequence[str | None]) -> QuestionS
         q.question,
         list(q.answers),
         answer=answer,
+        answer_match=answer_match(answer, q.answers),
         em=exact_match(answer, q.answers),
         f1=round(f1(answer, q.answers), 4),
         evidence_recall=evidence_recall(read, q.gold_doc_ids),

@@ -23,6 +23,12 @@ def exact_match(prediction: str, answers: Sequence[str]) -> float:
     return float(any(norm == normalize_answer(a) for a in answers)) if answers else 0.0
 
 
+def answer_match(prediction: str, answers: Sequence[str]) -> float:
+    """1.0 when a normalised gold answer appears in the answer, as whole words (best over aliases)."""
+    norm = f" {normalize_answer(prediction)} "
+    return float(any(f" {a} " in norm for a in map(normalize_answer, answers) if a))
+
+
 def f1(prediction: str, answers: Sequence[str]) -> float:
     return max((_f1(prediction, a) for a in answers), default=0.0)
 

@@ -63,8 +63,12 @@ class RoundEvaluation(BaseModel):
 
 
 class ReportResult(BaseModel):
+    """The rendered report. ``cited`` lists source ids in report order: ``[k]`` names ``cited[k-1]``."""
+
     markdown: str
     answer: str = ""
+    answer_status: str = ""
+    answer_source_id: int | None = None
     cited: list[int] = Field(default_factory=list)
     removed_citations: int = 0
     insight_marks: list[str] = Field(default_factory=list)

@@ -7,15 +7,16 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from deepresearch.answers.choose import model_chooser
+from deepresearch.answers.ground import Chooser, check_answer, ground_answer
 from deepresearch.citations import Source, cited_ids
 from deepresearch.events import event
-from deepresearch.extractive import extractive_points
 from deepresearch.graph.context import ResearchContext
-from deepresearch.graph.schemas import ReportDraft, ShortAnswer
+from deepresearch.graph.schemas import ReportDraft
 from deepresearch.graph.state import ResearchState
 from deepresearch.llm.structured import ask_structured
 from deepresearch.notes_io import write_conclusion_note
-from deepresearch.prompts.steps import answer_messages, report_messages
+from deepresearch.prompts.steps import report_messages
 from deepresearch.report import ReportInput, render_report
 
 MAX_REPORT_SOURCES = 8
@@ -26,8 +27,13 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
     ctx.check_cancelled()
     runtime.stream_writer(event("status", step="report", message="Writing the report"))
     sources = state.get("sources", [])
-    draft, error = (_model_draft if ctx.model_writes_prose else _answer_only)(state, ctx)
-    fallbacks = [] if draft else [f"report: {error}; wrote the report from the evidence alone"]
+    draft, error, fallbacks = None, None, []
+    if ctx.model_writes_prose:
+        draft, error = _model_draft(state, ctx)
+        fallbacks = [] if draft else [f"report: {error}; wrote the report from the evidence alone"]
+        answer = check_answer(state["question"], draft.answer if draft else "", sources)
+    else:
+        answer = ground_answer(state["question"], sources, chooser=_chooser(ctx))
     notices = [*state.get("fallbacks", []), *fallbacks, *state.get("notices", [])]
     report = render_report(
         ReportInput(
@@ -39,6 +45,7 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
             threshold=ctx.settings.relevance_threshold,
             draft=draft,
             notices=notices,
+            answer=answer,
         )
     )
     update: dict[str, Any] = {"report": report, "fallbacks": fallbacks}
@@ -73,22 +80,12 @@ def _model_draft(state: ResearchState, ctx: ResearchContext) -> tuple[ReportDraf
     return result.value, result.error
 
 
-def _answer_only(state: ResearchState, ctx: ResearchContext) -> tuple[ReportDraft | None, str | None]:
-    """Tiny models write only the short answer, from the best sentences; code writes the rest."""
-    evidence = extractive_points(state.get("sources", []), state["question"], limit=6, max_chars=240)
-    if not evidence:
-        return None, "no evidence to answer from"
-    result = ask_structured(
-        ctx.model,
-        answer_messages(state["question"], evidence, state["language"]),
-        ShortAnswer,
-        step="answer",
-        max_tokens=32,
-        strip_think=ctx.settings.strip_thinking_tokens,
-    )
-    if result.value is None:
-        return None, result.error
-    return ReportDraft(answer=result.value.answer, background="", insights=[], risks=[]), None
+def _chooser(ctx: ResearchContext) -> Chooser | None:
+    """The model chooses among code's candidates only where that measured better (see
+    ``ANSWER_CHOOSER`` and docs/BENCHMARKS.md)."""
+    if ctx.settings.answer_chooser != "model":
+        return None
+    return model_chooser(ctx.model, strip_think=ctx.settings.strip_thinking_tokens)
 
 
 def report_sources(state: ResearchState) -> list[Source]:

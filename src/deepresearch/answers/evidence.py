@@ -1,0 +1,183 @@
+"""Evidence sentences ranked against a question, following one bridge hop.
+
+A multi-hop question's answer sentence is about an entity the question never names (the city
+where someone died), so the question's words alone do not find it. Code scores each sentence by
+how much of the question it covers (its passage's title counts: "He died in Prague" belongs to
+the passage about the man), then lets a sentence borrow coverage from a *bridge*: a sentence that
+covers the question and names something (a place, a film, a person) that titles or appears in
+the second sentence. Weights are inverse sentence frequencies over the run's own sentences, so
+the question's rare names count most.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from deepresearch.answers.candidates import NATIONALITIES, names
+from deepresearch.citations import Source
+from deepresearch.text import key_stems, sentences
+
+MAX_SENTENCES_PER_SOURCE = 40
+BRIDGE_SEEDS = 6
+NAME_WEIGHT = 3.0
+OWN_SHARE = 0.1
+_ABBREVIATION = re.compile(
+    r"(?:\b[A-Z]|\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Mt|No|vs|Inc|Co|Ltd))\.$"
+)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence of a source, with its passage's title (the sentence's usual subject)."""
+
+    text: str
+    source_id: int
+    title: str
+    terms: frozenset[str]
+    title_terms: frozenset[str]
+
+    @property
+    def all_terms(self) -> frozenset[str]:
+        return self.terms | self.title_terms
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A sentence with its score; ``via`` is the bridge sentence it borrowed coverage from and
+    ``bridge`` the name that links them."""
+
+    sentence: Sentence
+    score: float
+    coverage: float
+    via: Sentence | None = None
+    bridge: str | None = None
+
+    @property
+    def chain_terms(self) -> frozenset[str]:
+        extra = self.via.all_terms if self.via else frozenset()
+        return self.sentence.all_terms | extra
+
+
+def sentence_pool(sources: Sequence[Source]) -> list[Sentence]:
+    """Every distinct sentence of ``sources`` (the first ``MAX_SENTENCES_PER_SOURCE`` of each)."""
+    pool: list[Sentence] = []
+    seen: set[str] = set()
+    for source in sources:
+        title_terms = frozenset(key_stems(source.title))
+        for text in whole_sentences(source.content or source.snippet)[:MAX_SENTENCES_PER_SOURCE]:
+            key = " ".join(text.lower().split())
+            if key in seen:
+                continue
+            seen.add(key)
+            pool.append(Sentence(text, source.id, source.title, frozenset(key_stems(text)), title_terms))
+    return pool
+
+
+def whole_sentences(text: str) -> list[str]:
+    """:func:`~deepresearch.text.sentences`, with splits after initials and abbreviations
+    ("produced by D. P. Varma", "Mr. Smith", "U.S. Army") joined back."""
+    out: list[str] = []
+    for part in sentences(text):
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return out
+
+
+def term_weights(
+    question_terms: Sequence[str], pool: Sequence[Sentence], names: frozenset[str] = frozenset()
+) -> dict[str, float]:
+    """Inverse sentence frequency of each question term over the pool (absent terms weigh most),
+    times ``NAME_WEIGHT`` for the terms of the question's names: a chain must hold what the
+    question is about, not just its common words."""
+    total = len(pool) + 1
+    return {
+        t: math.log(1 + total / (1 + sum(t in s.all_terms for s in pool)))
+        * (NAME_WEIGHT if t in names else 1.0)
+        for t in question_terms
+    }
+
+
+def coverage(terms: frozenset[str], weights: dict[str, float]) -> float:
+    whole = sum(weights.values())
+    return sum(w for t, w in weights.items() if t in terms) / whole if whole else 0.0
+
+
+def rank_sentences(
+    question_terms: Sequence[str], pool: Sequence[Sentence], names: frozenset[str] = frozenset()
+) -> list[Ranked]:
+    """Sentences best first. Score: coverage of the question by the sentence and its bridge
+    sentence together, plus a little of the sentence's own coverage (to break ties).
+    ``names`` are the stems of the names the question holds (see :func:`term_weights`)."""
+    weights = term_weights(question_terms, pool, names)
+    question = set(question_terms)
+    direct = {id(s): coverage(s.all_terms, weights) for s in pool}
+    seeds = sorted(pool, key=lambda s: -direct[id(s)])[:BRIDGE_SEEDS]
+    common = _common_names(pool)
+    bridges = [
+        (name, seed)
+        for seed in seeds
+        if direct[id(seed)] > 0
+        for name in _bridge_names(seed, question)
+        if name not in common
+    ]
+    ranked = [_best_chain(s, direct[id(s)], bridges, weights) for s in pool]
+    return sorted(ranked, key=lambda r: -r.score)
+
+
+def _best_chain(
+    sentence: Sentence, own: float, bridges: Sequence[tuple[str, Sentence]], weights: dict[str, float]
+) -> Ranked:
+    best = Ranked(sentence, own * (1 + OWN_SHARE), own)
+    for name, seed in bridges:
+        if seed is sentence or not _mentions(sentence, name):
+            continue
+        chained = coverage(sentence.all_terms | seed.all_terms, weights)
+        score = chained + OWN_SHARE * own
+        if score > best.score:
+            best = Ranked(sentence, score, chained, via=seed, bridge=name)
+    return best
+
+
+def _common_names(pool: Sequence[Sentence]) -> set[str]:
+    """Names in more than a quarter of the sources' passages ("American", "English") bridge nothing."""
+    by_source: dict[str, set[int]] = {}
+    for sentence in pool:
+        for name in names(sentence.text):
+            by_source.setdefault(name, set()).add(sentence.source_id)
+    sources = len({s.source_id for s in pool}) or 1
+    return {n for n, ids in by_source.items() if len(ids) > max(3, sources // 4)}
+
+
+def _bridge_names(seed: Sentence, question: set[str]) -> list[str]:
+    out = []
+    for name in names(seed.text):
+        if name.lower() in NATIONALITIES:
+            continue
+        terms = set(key_stems(name))
+        if terms and not terms <= question and not terms <= seed.title_terms:
+            out.append(name)
+    return out
+
+
+def _mentions(sentence: Sentence, name: str) -> bool:
+    terms = frozenset(key_stems(name))
+    return bool(terms) and (terms <= sentence.title_terms or name in sentence.text)
+
+
+def about_question(question_terms: Sequence[str], sources: Sequence[Source], floor: float) -> set[int]:
+    """Ids of the sources about the question: their title and text cover at least ``floor`` of
+    the question's terms, weighted like :func:`rank_sentences` (a source naming the question's
+    rare names is about it; one sharing only "city" or "born" is not)."""
+    docs = [
+        Sentence(
+            "", s.id, s.title, frozenset(key_stems(s.content or s.snippet)), frozenset(key_stems(s.title))
+        )
+        for s in sources
+    ]
+    weights = term_weights(question_terms, docs)  # source level: names need no extra weight
+    return {d.source_id for d in docs if coverage(d.all_terms, weights) >= floor}

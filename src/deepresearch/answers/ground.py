@@ -1,0 +1,300 @@
+"""Grounded answers: an answer line that comes from a sentence the report cites.
+
+Code ranks the evidence sentences (:mod:`deepresearch.answers.evidence`), cuts candidate spans
+of the kind the question asks for (:mod:`deepresearch.answers.candidates`) and scores them; a
+model may then *choose* among those strings under a grammar that allows nothing else. Without a
+usable candidate the best sentence itself is the answer. When the best evidence covers too little
+of the question, the answer says the sources do not say, instead of guessing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from deepresearch.answers.candidates import DATE, NATIONALITIES, NUMBER, candidates
+from deepresearch.answers.evidence import Ranked, Sentence, rank_sentences, sentence_pool
+from deepresearch.answers.question import AnswerKind, QuestionFrame, frame_question
+from deepresearch.citations import Source
+from deepresearch.text import key_stems
+
+AnswerStatus = Literal["grounded", "sentence", "unverified", "abstained"]
+Chooser = Callable[[QuestionFrame, Sequence[str], Sequence[Ranked]], str | None]
+
+TOP_SENTENCES = 8
+MAX_CANDIDATES = 6
+PROXIMITY_WEIGHT = 0.3
+SUBJECT_PENALTY = 0.75
+SHAPE_PENALTY = 0.4
+TYPE_NOUN_BOOST = 1.3
+SUPPORT_THRESHOLD = 0.5
+_EARLY = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before)\b", re.IGNORECASE)
+_UNKNOWN = re.compile(
+    r"\b(?:do(?:es)? not (?:say|state|mention|answer)|not (?:found|stated|mentioned|known)|unknown|"
+    r"no (?:source|information|evidence))\b",
+    re.IGNORECASE,
+)
+_NAME_WORD = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+")
+_ORG = re.compile(
+    r"\b(?:University|College|School|Company|Corporation|Inc|Ltd|Records|Club|FC|Party|Church|River|"
+    r"County|City|Street|Hall|Park|Museum|Award|Awards|War|League|Festival|Army|Council|Film|Show|"
+    r"Region|Province|District|State|States|Kingdom|Republic|Island|Islands|Area|Stars|Team)\b"
+)
+_ASKS_NATIONALITY = re.compile(r"\b(?:nationality|language|citizen|in common|ethnic)", re.IGNORECASE)
+_LATE = re.compile(r"\b(?:later|latest|younger|youngest|newer|newest|most recent|last)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class GroundedAnswer:
+    """The answer line. ``text`` is a span of ``sentence`` (or the sentence, or an abstention);
+    ``source_id`` is the source that holds ``sentence``; ``support`` is how much of the question
+    the evidence chain covers (0..1)."""
+
+    text: str
+    status: AnswerStatus
+    kind: AnswerKind
+    source_id: int | None = None
+    sentence: str = ""
+    support: float = 0.0
+    candidates: tuple[str, ...] = field(default_factory=tuple)
+    chosen_by: str = "code"
+    via_source_id: int | None = None
+    via_sentence: str = ""
+
+
+def ground_answer(
+    question: str, sources: Sequence[Source], *, chooser: Chooser | None = None
+) -> GroundedAnswer:
+    """The grounded answer to ``question`` from ``sources`` (see the module docstring)."""
+    frame = frame_question(question)
+    ranked = rank_sentences(frame.terms, sentence_pool(sources), frame.names)
+    if frame.kind in ("yesno", "choice") and frame.options and ranked:
+        return _decide(frame, ranked)
+    if not ranked or ranked[0].coverage < SUPPORT_THRESHOLD:
+        return abstain(frame, ranked[0].coverage if ranked else 0.0)
+    scored = score_candidates(frame, ranked[:TOP_SENTENCES])
+    if not scored:
+        best = ranked[0]
+        return _answer(frame, best.sentence.text, best, "sentence", ())
+    names = tuple(c for c, _, _ in scored[:MAX_CANDIDATES])
+    pick, chosen_by = _choose(frame, scored, ranked, chooser)
+    text, evidence = next((c, r) for c, _, r in scored if c == pick)
+    return _answer(frame, text, evidence, "grounded", names, chosen_by)
+
+
+def abstain(frame: QuestionFrame, support: float) -> GroundedAnswer:
+    return GroundedAnswer(abstention_text(frame.text), "abstained", frame.kind, support=round(support, 3))
+
+
+def abstention_text(question: str) -> str:
+    asked = question.strip().rstrip("?？. ")
+    if re.match(r"^(?:who|whom|whose|what|when|where|which|why|how)\b", asked, re.IGNORECASE):
+        return f"The sources read do not say {asked[0].lower()}{asked[1:]}."
+    return f"The sources read do not answer: {asked}?"
+
+
+def score_candidates(frame: QuestionFrame, ranked: Sequence[Ranked]) -> list[tuple[str, float, Ranked]]:
+    """(candidate, score, its best evidence) best first. A candidate scores the best evidence
+    that holds it, a little more per further sentence holding it, more when it carries the noun
+    the question asks about ("… County") or stands next to the question's relation words; names
+    of the question itself, and the bridges of the best chains, are not answers."""
+    question = set(frame.terms)
+    near = set(frame.focus) or question
+    bridges = {t for r in ranked[:3] if r.bridge for t in key_stems(r.bridge)}
+    found: dict[str, tuple[float, Ranked]] = {}
+    for rank, evidence in enumerate(ranked):
+        for cand in candidates(evidence.sentence.text, frame.kind):
+            terms = set(key_stems(cand))
+            if _is_question_text(cand, terms, question, frame) or (terms and terms <= bridges):
+                continue
+            score = evidence.score / (1 + 0.1 * rank) * _shape(cand, frame, evidence.sentence)
+            score *= 1 - PROXIMITY_WEIGHT + PROXIMITY_WEIGHT * _proximity(cand, evidence.sentence.text, near)
+            previous = found.get(cand)
+            found[cand] = (max(score, previous[0]) + 0.05, previous[1]) if previous else (score, evidence)
+    ordered = sorted(found.items(), key=lambda item: -item[1][0])
+    return [(c, s, r) for c, (s, r) in ordered]
+
+
+def _proximity(cand: str, sentence: str, question: set[str]) -> float:
+    """1 when the candidate stands next to a word of the question in its sentence, falling off
+    with distance: "written by Mélanie Watt" answers "written by who" better than "on YTV"."""
+    words = sentence.split()
+    at = _position(cand, sentence)
+    if at is None:
+        return 0.0
+    span = range(at, at + len(cand.split()))
+    hits = [i for i, w in enumerate(words) if i not in span and set(key_stems(w)) & question]
+    if not hits:
+        return 0.0
+    distance = min(min(abs(i - span.start), abs(i - span.stop + 1)) for i in hits)
+    return 1.0 / (1.0 + distance / 3)
+
+
+def _position(cand: str, sentence: str) -> int | None:
+    index = sentence.find(cand)
+    return None if index < 0 else len(sentence[:index].split())
+
+
+def _is_question_text(cand: str, terms: set[str], question: set[str], frame: QuestionFrame) -> bool:
+    """Dates and numbers the question states, and names mostly made of the question's words."""
+    if frame.kind in ("date", "number"):
+        return cand.lower() in frame.text.lower()
+    return not terms or len(terms & question) / len(terms) >= 0.5
+
+
+def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
+    """How well the candidate's form fits the question: a factor around 1."""
+    factor = 1.0
+    if frame.type_noun and frame.type_noun in cand.lower():
+        factor *= TYPE_NOUN_BOOST
+    if frame.kind == "number" and re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", cand):
+        factor *= SHAPE_PENALTY
+    if frame.kind == "person" and not _looks_like_person(cand):
+        factor *= SHAPE_PENALTY
+    if frame.kind != "entity" and set(key_stems(cand)) <= sentence.title_terms:
+        factor *= SUBJECT_PENALTY
+    if cand.lower() in NATIONALITIES and not _ASKS_NATIONALITY.search(frame.text):
+        factor *= SHAPE_PENALTY
+    return factor
+
+
+def _looks_like_person(cand: str) -> bool:
+    words = cand.split()
+    return (
+        2 <= len(words) <= 5
+        and not cand.isupper()
+        and not _ORG.search(cand)
+        and words[-1].lower() not in NATIONALITIES
+    )
+
+
+def _choose(
+    frame: QuestionFrame,
+    scored: Sequence[tuple[str, float, Ranked]],
+    ranked: Sequence[Ranked],
+    chooser: Chooser | None,
+) -> tuple[str, str]:
+    names = [c for c, _, _ in scored[:MAX_CANDIDATES]]
+    if chooser is not None and len(names) > 1:
+        picked = chooser(frame, names, ranked[:TOP_SENTENCES])
+        if picked in names:
+            return picked, "model"
+    return names[0], "code"
+
+
+def _decide(frame: QuestionFrame, ranked: Sequence[Ranked]) -> GroundedAnswer:
+    """Choice and yes/no questions: each option's best sentence decides (dates compared for
+    "which came first"; a property every option's sentences share for "are both …")."""
+    per_option = [_option_evidence(option, ranked) for option in frame.options]
+    if frame.kind == "yesno":
+        return _yes_no(frame, per_option)
+    order = _by_date(frame, per_option)
+    pick = (
+        order if order is not None else max(range(len(per_option)), key=lambda i: _best_score(per_option[i]))
+    )
+    evidence = per_option[pick][0] if per_option[pick] else ranked[0]
+    return _answer(frame, frame.options[pick], evidence, "grounded", frame.options)
+
+
+def _option_evidence(option: str, ranked: Sequence[Ranked]) -> list[Ranked]:
+    terms = set(key_stems(option))
+    return [r for r in ranked if terms and terms <= r.sentence.all_terms]
+
+
+def _best_score(evidence: Sequence[Ranked]) -> float:
+    return evidence[0].score if evidence else 0.0
+
+
+def _by_date(frame: QuestionFrame, per_option: Sequence[Sequence[Ranked]]) -> int | None:
+    early, late = _EARLY.search(frame.text), _LATE.search(frame.text)
+    if not (early or late):
+        return None
+    years = [_first_year(evidence) for evidence in per_option]
+    if any(y is None for y in years):
+        return None
+    known = [y for y in years if y is not None]
+    target = min(known) if early else max(known)
+    return known.index(target)
+
+
+def _first_year(evidence: Sequence[Ranked]) -> int | None:
+    for r in evidence[:3]:
+        for match in DATE.finditer(r.sentence.text):
+            digits = re.search(r"1[0-9]{3}|20[0-9]{2}", match.group(0))
+            if digits:
+                return int(digits.group(0))
+    return None
+
+
+def _yes_no(frame: QuestionFrame, per_option: Sequence[Sequence[Ranked]]) -> GroundedAnswer:
+    """Yes when every option's passage holds the property the question asks about; else no."""
+    option_terms = {t for o in frame.options for t in key_stems(o)}
+    asked = [t for t in frame.terms if t not in option_terms and t not in ("both", "same")]
+    holds = [bool(ev) and all(t in _passage_terms(ev) for t in asked) for ev in per_option]
+    same = bool(re.search(r"\bsame\b", frame.text, re.IGNORECASE))
+    answer = "yes" if asked and all(holds) and not same else "no"
+    evidence = next((ev[0] for ev in per_option if ev), None)
+    if evidence is None:
+        return abstain(frame, 0.0)
+    return _answer(frame, answer, evidence, "grounded", ("yes", "no"))
+
+
+def _passage_terms(evidence: Sequence[Ranked]) -> set[str]:
+    return {t for r in evidence[:4] for t in r.sentence.all_terms}
+
+
+def _answer(
+    frame: QuestionFrame,
+    text: str,
+    evidence: Ranked,
+    status: AnswerStatus,
+    names: Sequence[str],
+    chosen_by: str = "code",
+) -> GroundedAnswer:
+    return GroundedAnswer(
+        text=text,
+        status=status,
+        kind=frame.kind,
+        source_id=evidence.sentence.source_id,
+        sentence=evidence.sentence.text,
+        support=round(evidence.coverage, 3),
+        candidates=tuple(names),
+        chosen_by=chosen_by,
+        via_source_id=evidence.via.source_id if evidence.via else None,
+        via_sentence=evidence.via.text if evidence.via else "",
+    )
+
+
+def check_answer(question: str, written: str, sources: Sequence[Source]) -> GroundedAnswer:
+    """A server model's answer, checked by code against the sources: grounded (with the sentence
+    that states it) when one sentence holds its names and numbers and most of its words,
+    unverified otherwise; an answer saying the sources are silent is an abstention."""
+    frame = frame_question(question)
+    text = " ".join(re.sub(r"\[[\d,\s]+\]", " ", written).split()).strip()
+    if not text:
+        return ground_answer(question, sources)
+    if _UNKNOWN.search(text):
+        return abstain(frame, 0.0)
+    sentence = supporting_sentence(text, sources)
+    if sentence is None:
+        return GroundedAnswer(text, "unverified", frame.kind, chosen_by="model")
+    return GroundedAnswer(
+        text, "grounded", frame.kind, sentence.source_id, sentence.text, 1.0, chosen_by="model"
+    )
+
+
+def supporting_sentence(answer: str, sources: Sequence[Source]) -> Sentence | None:
+    """The source sentence that states ``answer``: it holds every number and name of the answer
+    and at least half of its other content words (its passage's title counts); None if none."""
+    words = set(key_stems(answer))
+    strict = {n for n in NUMBER.findall(answer)} | {n for n in _NAME_WORD.findall(answer)}
+    best: tuple[float, Sentence | None] = (0.0, None)
+    for sentence in sentence_pool(sources):
+        if not all(s in sentence.text for s in strict):
+            continue
+        share = len(words & sentence.all_terms) / len(words) if words else 1.0
+        if share >= 0.5 and share > best[0]:
+            best = (share, sentence)
+    return best[1]

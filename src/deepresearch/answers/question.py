@@ -1,0 +1,205 @@
+"""What a question asks for: the kind of answer, the options it names, the noun it asks about.
+
+Code reads this from the question's wording (who → a name, when → a date, how many → a number,
+"X or Y" → one of the options, "Are …" → yes or no), so that candidate answers can be typed
+without asking a model that cannot be trusted with it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from deepresearch.text import key_stems
+
+AnswerKind = Literal["yesno", "choice", "date", "number", "place", "person", "entity"]
+
+_AUX = r"(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would|should)"
+_YESNO = re.compile(rf"^(?:[^.?!]*[.!]\s+)?{_AUX}\b", re.IGNORECASE)
+_NUMBER = re.compile(
+    r"\bhow (?:many|much|long|old|tall|big|large|far|high|deep|wide|heavy)\b"
+    r"|\bwhat (?:is the |was the )?(?:percentage|percent|number|population|amount|size|length|height|area)\b"
+    r"|\bpopulation\b",
+    re.IGNORECASE,
+)
+_DATE = re.compile(
+    r"\bwhen\b|\b(?:what|which|in what|in which) (?:year|date|century|decade|month|day)\b|\bwhat time\b",
+    re.IGNORECASE,
+)
+PLACE_NOUNS = [
+    "city",
+    "town",
+    "village",
+    "country",
+    "state",
+    "county",
+    "province",
+    "region",
+    "continent",
+    "location",
+    "place",
+    "island",
+    "river",
+    "mountain",
+    "lake",
+    "sea",
+    "ocean",
+    "district",
+    "borough",
+    "municipality",
+    "capital",
+    "area",
+    "neighborhood",
+]
+PERSON_NOUNS = [
+    "person",
+    "man",
+    "woman",
+    "actor",
+    "actress",
+    "singer",
+    "player",
+    "author",
+    "writer",
+    "director",
+    "producer",
+    "politician",
+    "president",
+    "king",
+    "queen",
+    "composer",
+    "musician",
+    "artist",
+    "poet",
+    "novelist",
+    "footballer",
+    "coach",
+    "leader",
+    "founder",
+    "spouse",
+    "wife",
+    "husband",
+    "son",
+    "daughter",
+    "father",
+    "mother",
+    "brother",
+    "sister",
+    "sibling",
+    "member",
+]
+_PLACE = re.compile(rf"\bwhere\b|\b(?:what|which) (?:\w+ )?(?:{'|'.join(PLACE_NOUNS)})\b", re.IGNORECASE)
+_PERSON = re.compile(
+    rf"\b(?:who|whom|whose)\b|\b(?:what|which) (?:\w+ )?(?:{'|'.join(PERSON_NOUNS)})\b", re.I
+)
+_TYPE_NOUN = re.compile(r"\b(?:what|which)\s+([a-z]+)\b", re.IGNORECASE)
+_CHOICE = re.compile(
+    r"(?:,|:|\bfirst|\bbetween)\s*(?:the\s+)?([^,?:]+?)\s+or\s+(?:the\s+)?([^,?]+?)\s*\??\s*$", re.I
+)
+_BOTH = re.compile(
+    rf"\b{_AUX}\s+(?:both\s+)?(?:the\s+\w+\s*,?\s*)?(.+?)\s+and\s+(.+?)\s+"
+    r"(?:both|members|situated|in the same|from the same|of the same|the same)\b",
+    re.IGNORECASE,
+)
+_WH = re.compile(r"\b(?:who|whom|whose|what|when|where|which|how)\b", re.IGNORECASE)
+_NAME_WORD = re.compile(r"(?<=\s)[A-Z][\w'’.-]*|(?<=\s)\d[\d,.]*|(?<=\s\W)[A-Z][\w'’.-]*")
+_NOT_TYPE = frozenset(
+    [
+        "is",
+        "was",
+        "are",
+        "were",
+        "does",
+        "did",
+        "do",
+        "the",
+        "a",
+        "an",
+        "kind",
+        "type",
+        "has",
+        "had",
+        "have",
+        "will",
+        "would",
+        "can",
+        "could",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class QuestionFrame:
+    """The question read by code. ``options`` are the alternatives a choice or yes/no question
+    names; ``type_noun`` is the noun of "what county …" (``county``); ``terms`` its key terms."""
+
+    text: str
+    kind: AnswerKind
+    options: tuple[str, ...] = ()
+    type_noun: str | None = None
+    terms: tuple[str, ...] = ()
+    names: frozenset[str] = frozenset()
+    focus: frozenset[str] = frozenset()
+
+
+def frame_question(question: str) -> QuestionFrame:
+    text = " ".join(question.split())
+    terms = tuple(key_stems(text))
+    noun = _type_noun(text)
+    choice = _options(text)
+    names = question_names(text)
+    focus = _focus(text) - names
+    if _YESNO.match(text) and not _WH.search(text):
+        both = _BOTH.search(text)
+        options = tuple(_clean(o) for o in both.groups()) if both else ()
+        return QuestionFrame(text, "yesno", options, noun, terms, names, focus)
+    if choice:
+        return QuestionFrame(text, "choice", choice, noun, terms, names, focus)
+    return QuestionFrame(text, _kind(text, noun), (), noun, terms, names, focus)
+
+
+def _focus(text: str) -> frozenset[str]:
+    """Stems of the content words within three words of a wh-word: the relation the answer
+    stands in ("written by who", "second wife of what singer")."""
+    words = text.split()
+    near: set[str] = set()
+    for i, word in enumerate(words):
+        if _WH.fullmatch(word.strip("?,.\"'").lower()):
+            near.update(s for w in words[max(0, i - 3) : i + 4] for s in key_stems(w))
+    return frozenset(near)
+
+
+def question_names(text: str) -> frozenset[str]:
+    """Stems of the question's capitalised words (its first word aside) and numbers: what the
+    question is about, which any answer's evidence must hold."""
+    words = _NAME_WORD.findall(text)
+    return frozenset(s for w in words for s in key_stems(w))
+
+
+def _kind(text: str, noun: str | None) -> AnswerKind:
+    for pattern, kind in ((_NUMBER, "number"), (_DATE, "date"), (_PLACE, "place"), (_PERSON, "person")):
+        if pattern.search(text):
+            return kind  # type: ignore[return-value]
+    return "entity"
+
+
+def _type_noun(text: str) -> str | None:
+    for match in _TYPE_NOUN.finditer(text):
+        noun = match.group(1).lower()
+        if noun not in _NOT_TYPE:
+            return noun
+    return None
+
+
+def _options(text: str) -> tuple[str, ...]:
+    match = _CHOICE.search(text)
+    if not match:
+        return ()
+    options = tuple(_clean(o) for o in match.groups())
+    return options if all(key_stems(o) for o in options) and all(len(o) <= 80 for o in options) else ()
+
+
+def _clean(option: str) -> str:
+    option = re.sub(r"^(?:the|a|an)\s+", "", option.strip(" ,.;:?\"'"), flags=re.IGNORECASE)
+    return option.strip()

@@ -1,0 +1,125 @@
+"""Grounded answers: a span of a cited sentence, a two-hop chain, or an honest abstention."""
+
+from __future__ import annotations
+
+import pytest
+
+from deepresearch.answers.ground import check_answer, ground_answer
+from deepresearch.citations import Source
+
+
+def src(sid: int, title: str, text: str) -> Source:
+    return Source(id=sid, url=f"doc://{sid}", title=title, content=text)
+
+
+PURKYNE = src(1, "Karel Purkyně", "Karel Purkyně (1834–1868) was a Czech painter. He died in Prague in 1868.")
+CLOCK = src(
+    2,
+    "Prague astronomical clock",
+    "The Prague astronomical clock, or Orloj, is a medieval astronomical clock attached to the Old Town "
+    "Hall in Prague. The clock was first installed in 1410, making it the third-oldest astronomical "
+    "clock in the world.",
+)
+BRIGHTON = src(3, "Brighton Clock Tower", "The Clock Tower in Brighton was built in 1888 for Queen Victoria.")
+PIZZA = src(
+    4,
+    "Pizza Hut",
+    "Pizza Hut is an American restaurant chain. The company was founded in 1958 in Wichita, Kansas "
+    "by Dan and Frank Carney.",
+)
+DEBUT = src(
+    5, "Jung Joon-young", "Jung Joon-young made his big screen debut in the film My Paparotti in 2013."
+)
+FILM = src(
+    6,
+    "My Paparotti",
+    "My Paparotti is a 2013 South Korean film directed by Yoon Jong-chan, starring Han Suk-kyu.",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "sources", "answer", "source_id"),
+    [
+        (
+            "When was the astronomical clock built in the city where Karel Purkyně died?",
+            [PURKYNE, CLOCK, BRIGHTON],
+            "1410",
+            2,
+        ),
+        ("In what year was Pizza Hut founded?", [PIZZA, BRIGHTON], "1958", 4),
+        (
+            "Who directed the film in which Jung Joon-young made his big screen debut?",
+            [DEBUT, FILM],
+            "Yoon Jong-chan",
+            6,
+        ),
+        ("In which city was Pizza Hut founded?", [PIZZA], "Wichita, Kansas", 4),
+    ],
+)
+def test_answer_is_a_span_of_the_cited_sentence(
+    question: str, sources: list[Source], answer: str, source_id: int
+) -> None:
+    got = ground_answer(question, sources)
+    assert (got.text, got.status, got.source_id) == (answer, "grounded", source_id)
+    cited = next(s for s in sources if s.id == got.source_id)
+    assert got.text in got.sentence and got.sentence in cited.content
+
+
+def test_second_hop_is_named_with_its_bridge() -> None:
+    got = ground_answer(
+        "When was the astronomical clock built in the city where Karel Purkyně died?", [PURKYNE, CLOCK]
+    )
+    assert got.via_source_id == 1 and "Prague" in got.via_sentence
+
+
+def test_abstains_when_no_source_is_about_the_question() -> None:
+    got = ground_answer(
+        "When was the astronomical clock built in the city where Karel Purkyně died?", [BRIGHTON]
+    )
+    assert got.status == "abstained" and got.source_id is None
+    assert got.text.startswith("The sources read do not say when was the astronomical clock built")
+
+
+def test_no_sources_is_an_abstention() -> None:
+    assert ground_answer("Who founded Pizza Hut?", []).status == "abstained"
+
+
+def test_choice_by_the_earlier_date() -> None:
+    sources = [
+        src(1, "The Exies", "The Exies are an American rock band formed in Los Angeles in 1997."),
+        src(2, "Circus Diablo", "Circus Diablo is an American rock band formed in 2004."),
+    ]
+    got = ground_answer("Which band was formed first The Exies or Circus Diablo ?", sources)
+    assert (got.text, got.source_id) == ("Exies", 1)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Are Medici and Senet both board games?", "yes"),
+        ("Are Medici and Senet both card games?", "no"),
+    ],
+)
+def test_yes_no_from_both_passages(question: str, answer: str) -> None:
+    sources = [
+        src(1, "Medici (board game)", "Medici is a board game designed by Reiner Knizia."),
+        src(2, "Senet", "Senet is a board game from ancient Egypt."),
+    ]
+    assert ground_answer(question, sources).text == answer
+
+
+@pytest.mark.parametrize(
+    ("written", "status", "source_id"),
+    [
+        ("1410 [2]", "grounded", 2),
+        ("It was first installed in 1410.", "grounded", 2),
+        ("1412", "unverified", None),
+        ("Built by Hanuš in 1410", "unverified", None),
+        ("The sources do not say.", "abstained", None),
+    ],
+)
+def test_a_server_models_answer_is_checked_against_the_sources(
+    written: str, status: str, source_id: int | None
+) -> None:
+    got = check_answer("When was the astronomical clock in Prague built?", written, [PURKYNE, CLOCK])
+    assert (got.status, got.source_id) == (status, source_id)

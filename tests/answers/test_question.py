@@ -1,0 +1,56 @@
+"""What code reads from a question: the kind of answer, the options it names, its names."""
+
+from __future__ import annotations
+
+import pytest
+
+from deepresearch.answers.question import frame_question
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Who directed the film in which Jung Joon-young made his big screen debut?", "person"),
+        ("When was the astronomical clock built in the city where Karel Purkyně died?", "date"),
+        (
+            "The soundtrack from the film Natural Born Killers was produced by a man born in what year?",
+            "date",
+        ),
+        ("How many times was Deltha Lee O'Neal selected for the all-star game?", "number"),
+        ("What is the population of the state where Dodge City Regional Airport is located?", "number"),
+        ("In what county is the city where Harris W. Fawell was born?", "place"),
+        ("Where does the Merrimack River start?", "place"),
+        ("Drew Fuller stared in a series that originally broadcast on what station?", "entity"),
+        ("Which band was formed first The Exies or Circus Diablo ?", "choice"),
+        ("Who is the oldest, Sid Haig or Vic Darchinyan?", "choice"),
+        ("Are Medici and Senet both board games?", "yesno"),
+        ("The director Armando Iannucci has an OBE. Does the director Puneet Sira also have one?", "yesno"),
+        ("Do Lafzon Ki Kahani is a remake of Always, released in which year?", "date"),
+    ],
+)
+def test_kind_of_answer(question: str, kind: str) -> None:
+    assert frame_question(question).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "options"),
+    [
+        ("Which band was formed first The Exies or Circus Diablo ?", ("Exies", "Circus Diablo")),
+        (
+            "Which magazine was published first, Guitar World or Science News?",
+            ("Guitar World", "Science News"),
+        ),
+        ("Which plant is larger, the Pterocarya or the Cotula?", ("Pterocarya", "Cotula")),
+        ("Are Medici and Senet both board games?", ("Medici", "Senet")),
+        ("Are Nantong and Jingdezhen situated in the same province ?", ("Nantong", "Jingdezhen")),
+    ],
+)
+def test_options_named_by_the_question(question: str, options: tuple[str, ...]) -> None:
+    assert frame_question(question).options == options
+
+
+def test_type_noun_and_names() -> None:
+    frame = frame_question("In what county is the city where Harris W. Fawell was born?")
+    assert frame.type_noun == "county"
+    assert {"harri", "fawel"} <= frame.names
+    assert "counti" in frame.focus
