@@ -23,10 +23,14 @@ PDF_TYPES = frozenset({"application/pdf", "application/x-pdf"})
 TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown"})
 SUPPORTED_TYPES = HTML_TYPES | PDF_TYPES | TEXT_TYPES
 
-_PROMPT_TAG = re.compile(r"</?\s*(?:source|think)\b[^>]*>", re.IGNORECASE)
+_PROMPT_TAG = re.compile(
+    r"</?\s*(?:source|think|tool_call|tool_response|function_call|tools)\b[^>]*>"
+    r"|<\|[A-Za-z0-9_ .-]{1,40}\|>",
+    re.IGNORECASE,
+)
 _SPACES = re.compile(r"[ \t\r\f\v]+")
 _BLANK_LINES = re.compile(r"\n{3,}")
-_TITLE_CHARS = str.maketrans('"<>', "'()")
+_TITLE_CHARS = str.maketrans('"<>[]', "'()()")
 
 
 @dataclass(frozen=True)
@@ -135,7 +139,8 @@ def sanitize(text: str) -> str:
 
 
 def clean_title(title: str | None) -> str | None:
-    """A title on one line, sanitised and without quotes or angle brackets; ``None`` if empty."""
+    """A title on one line, sanitised, without quotes, angle or square brackets (a title can close
+    no attribute or tag and forge no ``[n]`` citation); ``None`` if empty."""
     if not title:
         return None
     flat = " ".join(sanitize(title).split())

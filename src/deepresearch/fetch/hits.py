@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from deepresearch.errors import FetchError
 from deepresearch.fetch.client import PageFetcher
-from deepresearch.fetch.extract import sanitize
+from deepresearch.fetch.extract import clean_title, sanitize
 from deepresearch.fetch.page import FetchResult
 from deepresearch.search.base import SearchHit
 
@@ -31,6 +31,15 @@ def read_hits(hits: Sequence[SearchHit], fetcher: PageFetcher) -> tuple[list[Sea
         if isinstance(result, FetchError)
     ]
     return filled, notices
+
+
+def clean_hit(hit: SearchHit) -> SearchHit:
+    """``hit`` as data: title, snippet and content without prompt tags, tool-call markup or
+    chat-template tokens; the title on one line with no quote or bracket (the URL stands in for a
+    title that is empty after cleaning). Idempotent."""
+    title = clean_title(hit.title) or clean_title(hit.url) or "untitled"
+    content = None if hit.content is None else sanitize(hit.content)
+    return replace(hit, title=title, snippet=sanitize(hit.snippet), content=content)
 
 
 def _filled(hit: SearchHit, result: FetchResult) -> SearchHit:

@@ -6,9 +6,11 @@ example query verbatim); the JSON shape is given by the schema, which constraine
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 from deepresearch.citations import Source
+from deepresearch.fetch.extract import sanitize
 from deepresearch.graph.state import ResearchRole, TaskJudgement, TodoItem
 from deepresearch.llm.base import Message
 from deepresearch.prompts.roles import role_menu
@@ -111,8 +113,11 @@ def report_messages(
 
 
 def _quote(source: Source, limit: int) -> str:
-    body = truncate(source.content or source.snippet, limit)
-    return f'<source id="{source.id}" title="{source.title}">{body}</source>'
+    """A source as quoted data: the title escaped for its attribute, the text without prompt tags or
+    tool-call markup, so a source can neither close its quotation nor pose as a tool call."""
+    body = sanitize(truncate(source.content or source.snippet, limit))
+    title = html.escape(" ".join(source.title.split()), quote=True)
+    return f'<source id="{source.id}" title="{title}">{body}</source>'
 
 
 def answer_messages(question: str, evidence: Sequence[tuple[str, int]], language: str) -> list[Message]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
+from deepresearch.fetch.hits import clean_hit
 from deepresearch.search.base import SearchBackend, SearchHit
 
 ANSWER_PREVIEW_CHARS = 600
@@ -50,10 +51,18 @@ class DetailedSearch(Protocol):
 
 
 def search_outcome(backend: SearchBackend, query: str, *, limit: int) -> SearchOutcome:
-    """The full outcome of one search on any backend; raises whatever the backend raises."""
+    """The full outcome of one search on any backend; raises whatever the backend raises.
+
+    Search results are untrusted: every hit comes back through
+    :func:`~deepresearch.fetch.hits.clean_hit` (no prompt framing, tool-call markup or brackets in
+    titles), whichever backend produced it, so no path from here into a prompt, a note or a report
+    carries them.
+    """
     if isinstance(backend, DetailedSearch):
-        return backend.search_detailed(query, limit=limit)
-    return SearchOutcome(hits=backend.search(query, limit=limit))
+        outcome = backend.search_detailed(query, limit=limit)
+    else:
+        outcome = SearchOutcome(hits=backend.search(query, limit=limit))
+    return replace(outcome, hits=[clean_hit(hit) for hit in outcome.hits])
 
 
 def answer_notice(backend: str, answer: str) -> str:
