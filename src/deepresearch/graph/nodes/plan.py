@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -13,12 +14,24 @@ from deepresearch.graph.context import ResearchContext
 from deepresearch.graph.schemas import PlannedTask, PlanOut, RoleChoice
 from deepresearch.graph.state import ResearchRole, ResearchState, TodoItem
 from deepresearch.llm.structured import ask_structured
-from deepresearch.prompts.roles import ROLE_TYPES, guess_role, role_spec
+from deepresearch.prompts.roles import ROLE_TYPES, ROLES, guess_role, role_spec, role_votes
 from deepresearch.prompts.steps import plan_messages, role_messages
-from deepresearch.text import key_terms, tokens
+from deepresearch.text import STOPWORDS, key_stems, key_terms, stem, tokens
 
 MAX_TASKS, MIN_TASKS = 5, 3
+DUPLICATE_JACCARD = 0.8
+_DANGLING = frozenset(
+    "a an the and or nor but of to from with by as than that into about between whose via".split()  # noqa: SIM905
+)
+_NAME_STARTS = frozenset(
+    "new san santa saint st los las el le la de del da di van von der den du mount mt lake fort".split()  # noqa: SIM905
+)
 _PLACEHOLDER = re.compile(r"[\[\]{}<>]|\.\.\.|…")
+_COMMON_CAPITALISED = frozenset(
+    """january february march april may june july august september october november december monday
+    tuesday wednesday thursday friday saturday sunday american german french dutch greek swiss thai
+    israeli iraqi pakistani african mexican olympic catholic christian muslim jewish""".split()  # noqa: SIM905
+)
 _ENTITY = re.compile(
     r"\"([^\"]{3,80})\"|((?:[A-Z][\w'’.-]*\s+(?:(?:of|the|de|and|von|van|la|le)\s+)*)*[A-Z][\w'’.-]+)"
 )
@@ -35,9 +48,9 @@ def select_role(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict
         max_tokens=80,
         strip_think=ctx.settings.strip_thinking_tokens,
     )
-    role, fallbacks = _role_from(result.value, question), []
+    role, fallbacks = resolve_role(result.value, question), []
     if role.is_fallback:
-        fallbacks.append(f"role: {result.error or 'unknown role'}; chose {role.type} by keywords")
+        fallbacks.append(_role_note(result.value, result.error, role))
     runtime.stream_writer(event("status", step="role", message=f"Role: {role.label}", role=role.model_dump()))
     return {"role": role, "fallbacks": fallbacks, "timings": _since("role", started)}
 
@@ -70,11 +83,13 @@ def build_plan(
 ) -> tuple[list[TodoItem], list[str]]:
     """Keep the model's usable tasks; with none, the single fallback task; with too few, add
     tasks code derives from the question. One task always searches the question as asked."""
-    kept, rejected = _usable(question, proposed)
+    kept, dropped = _usable(question, proposed)
+    rejected = sum(dropped.values())
+    why = ", ".join(f"{n} {reason}" for reason, n in dropped.items())
     if not kept:
-        reason = error or (f"{rejected} proposed task(s) unusable" if rejected else "empty plan")
+        reason = error or (f"{rejected} proposed task(s) unusable ({why})" if rejected else "empty plan")
         return [fallback_task(question, language)], [f"plan: {reason}; using the fallback task"]
-    fallbacks = [f"plan: dropped {rejected} unusable task(s)"] if rejected else []
+    fallbacks = [f"plan: dropped {rejected} unusable task(s) ({why})"] if rejected else []
     tasks = _with_anchor(question, kept)
     if len(tasks) < MIN_TASKS:
         tasks = _top_up(question, tasks)
@@ -104,25 +119,68 @@ def normalize_query(query: str) -> str:
     return " ".join(tokens(query))
 
 
-def _usable(question: str, proposed: list[PlannedTask]) -> tuple[list[TodoItem], int]:
-    question_terms, seen = set(key_terms(question)), set[str]()
+def _usable(question: str, proposed: list[PlannedTask]) -> tuple[list[TodoItem], Counter[str]]:
+    """The proposed tasks worth running, and why the others were dropped: off topic, a
+    placeholder, a fragment (:func:`is_fragment`) or a near-duplicate of a task kept before it
+    (:func:`near_duplicate`)."""
+    question_stems = set(key_stems(question))
     kept: list[TodoItem] = []
+    dropped: Counter[str] = Counter()
     for item in proposed:
         query = " ".join(item.query.split())[:200].strip(" \"'")
-        norm = normalize_query(query)
-        on_topic = bool(question_terms & set(key_terms(query))) or not question_terms
-        if not norm or norm in seen or _PLACEHOLDER.search(query) or not on_topic:
+        reason = _flaw(query, question_stems, kept)
+        if reason:
+            dropped[reason] += 1
             continue
-        seen.add(norm)
-        title = " ".join(item.title.split())[:80] or query[:60]
+        title = " ".join(item.title.split())[:80]
+        title = title if title and not is_fragment(title, min_terms=1) else _title_of(query)
         intent = " ".join(item.intent.split())[:300] or title
         kept.append(TodoItem(id=len(kept) + 1, title=title, intent=intent, query=query))
-    return kept, len(proposed) - len(kept)
+    return kept, dropped
+
+
+def _flaw(query: str, question_stems: set[str], kept: list[TodoItem]) -> str | None:
+    terms = set(key_stems(query))
+    if is_fragment(query):
+        return "fragment"
+    if _PLACEHOLDER.search(query):
+        return "placeholder"
+    if question_stems and not question_stems & terms:
+        return "off topic"
+    if any(near_duplicate(terms, set(key_stems(t.query))) for t in kept):
+        return "near-duplicate"
+    return None
+
+
+def is_fragment(text: str, *, min_terms: int = 2) -> bool:
+    """Whether a task's query (or, with ``min_terms=1``, its title) is a fragment, not a search.
+
+    Fragments have fewer than ``min_terms`` content terms ("Which U.S.", "If Gallu"), or end in a
+    word that cannot end a phrase (an article, a preposition, a conjunction: "History of the") or
+    in the capitalised first word of a longer name ("Karel Purkyně died in New"). A question mark
+    ends a question, not a cut ("Which genre is he associated with?").
+    """
+    if len(key_terms(text)) < min_terms:
+        return True
+    if text.rstrip().endswith("?"):
+        return False
+    last = text.split()[-1].strip(".,;:!\"'()")
+    return last.lower() in _DANGLING or (last[:1].isupper() and last.lower().rstrip(".") in _NAME_STARTS)
+
+
+def near_duplicate(a: set[str], b: set[str]) -> bool:
+    """Two tasks' key stems ask the same thing: Jaccard ≥ 0.8, or one set inside the other."""
+    if not a or not b:
+        return a == b
+    return len(a & b) / len(a | b) >= DUPLICATE_JACCARD or a <= b or b <= a
 
 
 def _with_anchor(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
+    """The question's own key terms as the first task, unless a task already searches nearly
+    that (Jaccard ≥ 0.8; a narrower task is a sub-question, not a repeat of the whole)."""
     anchor_query = " ".join(key_terms(question)) or question
-    if any(normalize_query(t.query) == normalize_query(anchor_query) for t in tasks):
+    anchor_stems = set(key_stems(anchor_query))
+    if any(_jaccard(anchor_stems, set(key_stems(t.query))) >= DUPLICATE_JACCARD for t in tasks):
         return tasks
     anchor = TodoItem(
         id=0,
@@ -134,19 +192,23 @@ def _with_anchor(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
 
 
 def _top_up(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
-    """Add entity tasks, then one task on the question's terms no query covers yet."""
-    have = {normalize_query(t.query) for t in tasks}
+    """Add entity tasks, then one task on the question's terms no query covers yet; never a
+    fragment or a near-duplicate (a narrower part of the whole question is no repeat of it)."""
+    anchor = set(key_stems(question))
+    have = [terms for t in tasks if _jaccard(terms := set(key_stems(t.query)), anchor) < DUPLICATE_JACCARD]
     extra: list[TodoItem] = []
-    for name in question_entities(question):
-        if normalize_query(name) not in have and len(tasks) + len(extra) < MIN_TASKS:
-            have.add(normalize_query(name))
-            extra.append(
-                TodoItem(id=0, title=name, intent=f"Who or what is {name}, as the question needs", query=name)
-            )
-    anchor = normalize_query(" ".join(key_terms(question)))
-    covered = set(" ".join(q for q in have if q != anchor).split())
-    rest = " ".join(t for t in key_terms(question) if t not in covered)
-    if rest and normalize_query(rest) not in have and len(tasks) + len(extra) < MIN_TASKS:
+    entities = question_entities(question)
+    for name in entities:
+        query = entity_query(name, question, entities) or ""
+        terms = set(key_stems(query))
+        if query and len(tasks) + len(extra) < MIN_TASKS and not _repeats(terms, have, anchor):
+            have.append(terms)
+            intent = f"Who or what is {name}, as the question needs"
+            extra.append(TodoItem(id=0, title=name, intent=intent, query=query))
+    covered = set().union(*have)
+    rest = " ".join(t for t in key_terms(question) if stem(t) not in covered)
+    fresh = not _repeats(set(key_stems(rest)), have, anchor)
+    if rest and fresh and not is_fragment(rest) and len(tasks) + len(extra) < MIN_TASKS:
         extra.append(
             TodoItem(
                 id=0, title=f"Details: {rest}", intent=f"What the question says about {rest}", query=rest
@@ -155,24 +217,110 @@ def _top_up(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
     return [*tasks, *extra]
 
 
+def _repeats(terms: set[str], have: list[set[str]], anchor: set[str]) -> bool:
+    return _jaccard(terms, anchor) >= DUPLICATE_JACCARD or any(near_duplicate(terms, h) for h in have)
+
+
+def entity_query(name: str, question: str, entities: list[str]) -> str | None:
+    """The search for one name of the question: the name itself when it holds two content terms;
+    a one-word name gets the question's first term that is no name and no ``-ed``/``-ing`` form
+    ("Gallu" → "Gallu demon", "Leland" → "Leland film"), since one word alone is a fragment.
+    ``None`` when nothing fits."""
+    if not is_fragment(name):
+        return name
+    named = {stem(t) for entity in entities for t in key_terms(entity)}
+    context = next(
+        (t for t in key_terms(question) if stem(t) not in named and not t.endswith(("ed", "ing"))), None
+    )
+    query = f"{name} {context}" if context else ""
+    return query if query and not is_fragment(query) else None
+
+
 def question_entities(question: str) -> list[str]:
-    """Quoted titles and capitalised names in the question, longest first, sentence start aside."""
+    """Quoted titles and capitalised names in the question, longest first.
+
+    Leading stopwords are not part of a name ("Which U.S. state" → "U.S.", "If Gallu" → "Gallu"),
+    names joined by "and" are two names, a possessive ends a name, and what is left must hold a
+    content term. A lone capitalised word that opens the question ("Describe …") is no name.
+    """
     found: dict[str, None] = {}
     for match in _ENTITY.finditer(question):
-        name = (match.group(1) or match.group(2) or "").strip()
-        if name and key_terms(name) and not (match.start() == 0 and " " not in name):
-            found.setdefault(name, None)
+        quoted = match.group(1) is not None
+        parts = [match.group(1)] if quoted else re.split(r"\s+and\s+", match.group(2) or "")
+        for index, part in enumerate(parts):
+            name, trimmed = _trim_name(part.strip(), quoted)
+            opens = match.start() == 0 and index == 0 and not trimmed and " " not in name
+            if name and key_terms(name) and not opens:
+                found.setdefault(name, None)
     return sorted(found, key=len, reverse=True)
 
 
-def _role_from(choice: RoleChoice | None, question: str) -> ResearchRole:
+def _trim_name(name: str, quoted: bool) -> tuple[str, bool]:
+    """``name`` without leading stopwords, what follows a full stop ("OBE. Does" → "OBE.") and a
+    trailing possessive (``""`` for a lone month, weekday or nationality: no name to research);
+    whether leading words were cut."""
+    if quoted:
+        return name, False
+    words_ = name.split()
+    start, end = 0, len(words_)
+    while start < end - 1 and words_[start].lower() in STOPWORDS:
+        start += 1
+    end = next((i for i in range(start + 1, end) if _sentence_break(words_[i - 1], words_[i])), end)
+    trimmed = re.sub(r"['’]s?$", "", " ".join(words_[start:end])).rstrip(",;:")
+    if trimmed.endswith(".") and trimmed.split()[-1].count(".") == 1:
+        trimmed = trimmed[:-1]
+    if trimmed.lower() in STOPWORDS or _is_common_word(trimmed):
+        return "", True
+    return trimmed, start > 0
+
+
+def _title_of(query: str, limit: int = 60) -> str:
+    """A title cut from a query at a word boundary, without the words that would leave it dangling."""
+    if len(query) <= limit:
+        return query
+    words_ = query[:limit].rsplit(" ", 1)[0].split()
+    while len(words_) > 1 and (words_[-1].lower().strip(",;:") in STOPWORDS | _DANGLING):
+        words_.pop()
+    return " ".join(words_).rstrip(",;:") + "…"
+
+
+def _sentence_break(before: str, word: str) -> bool:
+    return before.endswith(".") and word.lower() in STOPWORDS
+
+
+def _is_common_word(name: str) -> bool:
+    lowered = name.lower()
+    if " " in lowered:
+        return False
+    return lowered in _COMMON_CAPITALISED or lowered.endswith(("ian", "ean", "ish", "ese"))
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
+def resolve_role(choice: RoleChoice | None, question: str) -> ResearchRole:
+    """The model's role, unless it is unusable or the question's words contradict it: when the
+    model chose a specialised role with no keyword votes and another role has some, the keyword
+    role wins (a history question is not a travel guide's, whatever a 135M model says). The
+    general researcher fits every question, so the model's choice of it stands."""
     if choice is not None and choice.role in ROLE_TYPES:
-        spec = role_spec(choice.role)
+        spec, guessed, votes = role_spec(choice.role), guess_role(question), role_votes(question)
+        if spec is not ROLES[0] and votes[spec.type] == 0 and votes[guessed.type] > 0:
+            return ResearchRole(
+                type=guessed.type, label=guessed.label, instructions=guessed.instructions, is_fallback=True
+            )
         focus = " ".join(choice.focus.split())[:200]
         instructions = f"{spec.instructions} {focus}".strip()
         return ResearchRole(type=spec.type, label=spec.label, instructions=instructions)
     spec = guess_role(question)
     return ResearchRole(type=spec.type, label=spec.label, instructions=spec.instructions, is_fallback=True)
+
+
+def _role_note(choice: RoleChoice | None, error: str | None, role: ResearchRole) -> str:
+    if choice is not None and choice.role in ROLE_TYPES:
+        return f"role: no word of the question fits the model's {choice.role}; chose {role.type} by keywords"
+    return f"role: {error or 'unknown role'}; chose {role.type} by keywords"
 
 
 def _since(step: str, started: float) -> dict[str, float]:

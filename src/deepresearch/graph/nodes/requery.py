@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 from deepresearch.citations import Source
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
-from deepresearch.graph.nodes.plan import normalize_query, question_entities
+from deepresearch.graph.nodes.plan import is_fragment, normalize_query, question_entities
 from deepresearch.graph.schemas import QueriesOut
 from deepresearch.graph.state import ResearchState, TaskJudgement, TodoItem
 from deepresearch.llm.structured import ask_structured
@@ -77,13 +77,16 @@ def choose_query(
     proposals: Sequence[str | None],
     ran: set[str],
 ) -> str | None:
-    """The first usable proposal, else the first template that never ran; None if none."""
+    """The first usable proposal, else the first template that never ran; None if none.
+
+    Usable: on topic, no placeholder, not a fragment (see :func:`~.plan.is_fragment`)."""
     topic = term_stems(key_terms(f"{question} {task.query} {task.title}"))
     for candidate in [*proposals, *template_queries(question, task, judgement, round_number)]:
         query = " ".join((candidate or "").split())[:200]
         norm = normalize_query(query)
         on_topic = bool(topic & term_stems(key_terms(query)))
-        if norm and norm not in ran and on_topic and not _PLACEHOLDER.search(query):
+        usable = not _PLACEHOLDER.search(query) and not is_fragment(query)
+        if norm and norm not in ran and on_topic and usable:
             return query
     return None
 
