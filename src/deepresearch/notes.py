@@ -22,8 +22,9 @@ maps every id to its title, type, tags, timestamps and file name; the ``.md`` fi
 truth and the index is rebuilt from them when it is missing or unreadable.
 
 Notes are long-lived knowledge kept across runs: nothing here deletes them. Writes are atomic
-and serialised per workspace, so tasks running in parallel threads may share one store (or
-several stores on the same folder) safely. Conventions the research loop follows: task
+and serialised per workspace — a thread lock within a process and an exclusive ``flock`` on
+the workspace folder across processes — so parallel tasks, stores and CLI runs may share
+one folder without losing index entries. Conventions the research loop follows: task
 progress is a ``task_state`` note tagged ``deep_research`` and ``task_<n>``; the final report
 is a ``conclusion`` note tagged ``deep_research`` and ``report``.
 """
@@ -31,12 +32,14 @@ is a ``conclusion`` note tagged ``deep_research`` and ``report``.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
 import logging
+import os
 import re
 import secrets
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -144,7 +147,7 @@ class NoteStore:
         title, body = _scrub(title), _scrub(body)
         clean_tags = _clean_tags(tags)
         clean_extra = None if extra is None else _clean_extra(extra)
-        with self._lock:
+        with self._lock():
             if note_id is None:
                 note = self._new_note(note_type, title, body, clean_tags, clean_extra or {})
             else:
@@ -186,7 +189,7 @@ class NoteStore:
     def rebuild_index(self) -> int:
         """Rewrite ``notes_index.json`` from the note files; returns how many notes it lists.
         Raises ``DeepResearchError`` when the index cannot be written."""
-        with self._lock:
+        with self._lock():
             entries = self._scan_index()
             try:
                 self._save_index(entries)
@@ -326,11 +329,40 @@ def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _lock_for(workspace: Path) -> threading.Lock:
-    """One lock per workspace folder, shared by every store of this process on that folder."""
+def _lock_for(workspace: Path) -> Callable[[], contextlib.AbstractContextManager[None]]:
+    """The workspace's writer lock: this process's thread lock for the folder, then the folder's
+    lock file, so stores in other processes wait too."""
     key = workspace.resolve()
     with _LOCKS_GUARD:
-        return _LOCKS.setdefault(key, threading.Lock())
+        thread_lock = _LOCKS.setdefault(key, threading.Lock())
+
+    @contextlib.contextmanager
+    def hold() -> Iterator[None]:
+        with thread_lock, _file_lock(workspace):
+            yield
+
+    return hold
+
+
+@contextlib.contextmanager
+def _file_lock(workspace: Path) -> Iterator[None]:
+    try:
+        import fcntl
+    except ImportError:  # Windows: the thread lock is all there is
+        yield
+        return
+    try:
+        workspace.mkdir(parents=True, exist_ok=True)
+        folder = os.open(workspace, os.O_RDONLY)
+    except OSError as exc:
+        raise DeepResearchError(
+            f"cannot lock the notes folder {workspace}: {exc}; check that it is writable"
+        ) from exc
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(folder)
 
 
 def _not_found(note_id: str, workspace: Path) -> NoteNotFoundError:
