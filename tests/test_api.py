@@ -128,9 +128,10 @@ def test_missing_index_names_the_fix(settings: Settings, tmp_path: Path) -> None
         research(QUESTION, settings=settings, model=ScriptedModel(), index_path=str(tmp_path / "none.sqlite"))
 
 
-def test_default_index_is_built_from_the_demo_corpus(settings: Settings) -> None:
+def test_with_nothing_indexed_the_demo_corpus_gets_its_own_index(settings: Settings) -> None:
     result = research(QUESTION, settings=settings, model=ScriptedModel(), max_web_research_loops=1)
-    assert settings.resolved_index_path.exists()
+    assert (settings.home / "demo-index.sqlite").exists()
+    assert not settings.resolved_index_path.exists(), "the user's index file stays the user's"
     assert any("demo corpus" in n for n in result.notices)
     assert any(s.doc_id and s.doc_id.startswith(("hotpotqa:", "musique:")) for s in result.sources)
 

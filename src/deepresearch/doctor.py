@@ -200,28 +200,43 @@ def _context_fix(config: ServerConfig, wanted: int) -> str:
 
 
 def _index(settings: Settings) -> Check:
+    """Which index research will search: yours (INDEX_PATH or the default file) or, when you have
+    indexed nothing, the bundled demo corpus's own index; never both."""
     if settings.search_api != "local":
         return Check("search", True, f"SEARCH_API={settings.search_api}")
     path = settings.resolved_index_path
     if not path.exists():
         if settings.uses_default_index:
-            return Check(
-                "search", True, f"local index {path} will be built from the demo corpus on first use"
-            )
+            return _demo_index(settings)
         return Check("search", False, f"no index at {path}", f"run: deepresearch index PATH --index {path}")
+    from deepresearch.index.corpus import is_demo_corpus_file
     from deepresearch.index.store import DocumentIndex
 
     try:
         with DocumentIndex.open_existing(path) as index:
-            count = index.count()
+            count, files = index.count(), index.indexed_files()
     except DeepResearchError as exc:
         return Check("search", False, str(exc), f"rebuild it: deepresearch index PATH --index {path}")
+    demo = sum(is_demo_corpus_file(f) for f in files)
+    legacy = f"; {demo} demo-corpus file(s) from an older version are dropped on first use" if demo else ""
     return Check(
         "search",
         count > 0,
-        f"local index {path}: {count} passages",
+        f"your local index {path}: {count} passages from {len(files)} file(s){legacy}",
         "" if count else "run: deepresearch index PATH",
     )
+
+
+def _demo_index(settings: Settings) -> Check:
+    from deepresearch.index.corpus import demo_index_path
+
+    demo = demo_index_path(settings)
+    state = "built" if demo.exists() else "built on first use"
+    detail = (
+        f"you have indexed nothing (no {settings.resolved_index_path}, no INDEX_PATH): research searches "
+        f"the bundled demo corpus ({demo}, {state}); index your documents with: deepresearch index PATH"
+    )
+    return Check("search", True, detail)
 
 
 def _workspaces(settings: Settings) -> Check:

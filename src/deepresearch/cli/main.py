@@ -28,6 +28,10 @@ def research(
     loops: Annotated[int | None, typer.Option(help="Max research rounds (MAX_WEB_RESEARCH_LOOPS).")] = None,
     provider: Annotated[str | None, typer.Option(help="Model provider (LLM_PROVIDER).")] = None,
     corpus: Annotated[Path | None, typer.Option(help="Index this folder/file and research it.")] = None,
+    index: Annotated[
+        Path | None,
+        typer.Option(help="Search this index file (INDEX_PATH), built by: deepresearch index --index FILE."),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
 ) -> None:
     """Research QUESTION and print a cited Markdown report."""
@@ -35,7 +39,14 @@ def research(
     from deepresearch.cli.progress import ProgressPrinter
 
     with _friendly_errors():
-        overrides = {"search_api": search, "max_web_research_loops": loops, "llm_provider": provider}
+        if corpus is not None and index is not None:
+            raise ConfigurationError("--corpus researches its own cached index; give --corpus or --index")
+        overrides = {
+            "search_api": search,
+            "max_web_research_loops": loops,
+            "llm_provider": provider,
+            "index_path": index,
+        }
         settings = Settings.load(overrides)
         if corpus is not None:
             settings = settings.with_overrides(index_path=_index_corpus(settings, corpus, quiet))

@@ -300,6 +300,19 @@ class DocumentIndex:
             (progress or _ignore)(f"embedded {start + len(chunk)}/{len(todo)} passages")
         return done
 
+    def indexed_files(self) -> list[str]:
+        """The paths of the files indexed (as :meth:`index_paths` recorded them), sorted."""
+        with self._lock:
+            return sorted(str(row[0]) for row in self._conn.execute("SELECT path FROM files"))
+
+    def remove_files(self, paths: Iterable[str]) -> int:
+        """Remove these indexed files with their passages (and, by trigger, their vectors);
+        paths never indexed are ignored. Returns the number of passages removed."""
+        before = self.count()
+        for path in paths:
+            self._remove_file(path)
+        return before - self.count()
+
     def add_documents(
         self, docs: Iterable[Document | Mapping[str, object]], source: str = IN_MEMORY_SOURCE
     ) -> int:

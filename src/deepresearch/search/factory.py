@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from deepresearch.errors import ConfigurationError
+from deepresearch.index.corpus import local_index_path
 from deepresearch.index.embeddings import embedder_for
-from deepresearch.index.loaders import demo_corpus_path
 from deepresearch.index.store import DocumentIndex
 from deepresearch.search.base import SearchBackend
 from deepresearch.search.chain import SearchChain
@@ -26,11 +26,11 @@ Built = tuple[SearchBackend, Callable[[], None]]
 def build_search(settings: Settings, notice: Notice | None = None) -> Built:
     """The backend and a function that releases it.
 
-    ``local``: the default index is built from the bundled demo corpus the first time it is
-    needed; an index path the user set must exist. ``notes`` searches the notes of earlier runs.
-    Web engines are wrapped in a per-engine rate limiter with retries. ``hybrid`` chains the
-    engines of ``SEARCH_ORDER``, skipping (with a notice) those that lack a key, a URL or their
-    package.
+    ``local``: the user's index (``INDEX_PATH``, which must exist, or ``<home>/index.sqlite``);
+    with neither, the bundled demo corpus's own index, built the first time it is needed.
+    ``notes`` searches the notes of earlier runs. Web engines are wrapped in a per-engine rate
+    limiter with retries. ``hybrid`` chains the engines of ``SEARCH_ORDER``, skipping (with a
+    notice) those that lack a key, a URL or their package.
     """
     api = settings.search_api
     if api == "local":
@@ -134,13 +134,10 @@ def _secret(settings: Settings, field: str, env: str, engine: str) -> str:
 
 
 def _local(settings: Settings, notice: Notice | None) -> Built:
-    path = settings.resolved_index_path
+    """Search the index :func:`~deepresearch.index.corpus.local_index_path` chooses: yours, or
+    the demo corpus's own when you have indexed nothing; never both."""
+    path = local_index_path(settings, notice)
     embedder = embedder_for(settings)
-    if settings.uses_default_index and not path.exists():
-        if notice:
-            notice(f"no index at {path}; building it from the bundled demo corpus")
-        with DocumentIndex(path, embedder) as index:
-            index.index_paths([demo_corpus_path()])
     index = DocumentIndex.open_existing(path, embedder)
     if embedder is not None and notice and not index.has_vectors():
         notice(
