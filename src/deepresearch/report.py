@@ -22,7 +22,7 @@ from deepresearch.text import key_stems
 
 ABOUT_FLOOR = 0.35
 ESTABLISHED_SUPPORT = 0.6
-PARTIAL_SUPPORT = 0.3
+PARTIAL_SUPPORT = 0.5
 _HEADING = re.compile(r"(?m)^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _POINT = re.compile(r"^-\s+(.*?)\s*((?:\[\d+(?:,\s*\d+)*\]\s*)+)$")
 
@@ -140,17 +140,21 @@ def _insights(inp: ReportInput, draft: ReportDraft, state: _Body, h: dict[str, s
 
 
 def _checked_insight(insight: Insight, sources: Sequence[Source], state: _Body) -> tuple[str, str] | None:
-    """A model's insight, marked by code: established when one passage about the question
-    supports it, inferred when its support is partial or spread over several sources."""
+    """A model's insight, marked by code: established when the one passage it cites is about the
+    question and supports it, inferred when its support is partial or spread over several
+    sources; None (left out) when no passage it cites is about the question or supports it."""
     text = demote_headings(" ".join(insight.text.split()))[:500]
     ids = [i for i in (cited_ids(text) or insight.sources[:3]) if i in state.valid]
     if not text or not ids:
         return None
     if not cited_ids(text):
         text += "".join(f" [{i}]" for i in ids)
+    about = [i for i in ids if i in state.about]
+    if not about:
+        return None
     by_id = {s.id: s for s in sources}
-    support = max(support_share(text, by_id[i]) for i in ids)
-    if support >= ESTABLISHED_SUPPORT and len(ids) == 1 and ids[0] in state.about:
+    support = max(support_share(text, by_id[i]) for i in about)
+    if support >= ESTABLISHED_SUPPORT and len(ids) == 1:
         return text, "established"
     if support >= PARTIAL_SUPPORT or (len(ids) > 1 and support > 0):
         return text, "inferred"

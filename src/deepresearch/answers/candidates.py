@@ -38,7 +38,7 @@ NUMBER = re.compile(
 )
 _CONNECT = r"(?:of|the|de|da|di|del|della|des|du|von|van|der|den|la|le|y)"
 _CAP = r"(?:[A-Z][\w'’.\-]*|[A-Z]\.)"
-NAME = re.compile(rf"{_CAP}(?:\s+(?:{_CONNECT}\s+)*{_CAP})*")
+NAME = re.compile(rf"{_CAP}(?:\s+(?:{_CONNECT}\s+)*(?:{_CAP}|\d+\b(?![,.]\d)))*")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _PLACE_TAIL = re.compile(rf"({_CAP}(?:\s+{_CAP})*),\s+({_CAP}(?:\s+{_CAP})*)")
 _LEADING = frozenset(
@@ -235,8 +235,8 @@ def names(sentence: str) -> Iterator[str]:
         words = match.group(0).split()
         while words and words[0].lower().strip(".") in _LEADING:
             words = words[1:]
-        while words and words[-1].lower() in _TRAILING:
+        while words and words[-1] in _TRAILING:
             words = words[:-1]
-        name = " ".join(words).rstrip(".,;:'’")
+        name = re.sub(r"['’]s$", "", " ".join(words).rstrip(".,;:'’"))
         if name and name.lower() not in _NOT_NAMES and any(c.isalpha() for c in name):
             yield name

@@ -22,7 +22,7 @@ from deepresearch.text import key_stems, sentences
 
 MAX_SENTENCES_PER_SOURCE = 40
 BRIDGE_SEEDS = 6
-NAME_WEIGHT = 3.0
+NAME_WEIGHT = 1.0
 OWN_SHARE = 0.1
 _ABBREVIATION = re.compile(
     r"(?:\b[A-Z]|\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Mt|No|vs|Inc|Co|Ltd))\.$"

@@ -29,7 +29,9 @@ PROXIMITY_WEIGHT = 0.3
 SUBJECT_PENALTY = 0.75
 SHAPE_PENALTY = 0.4
 TYPE_NOUN_BOOST = 1.3
-SUPPORT_THRESHOLD = 0.5
+BRIDGE_PENALTY = 0.8
+SUPPORT_THRESHOLD = 0.3
+NAMES_THRESHOLD = 0.5
 _EARLY = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before)\b", re.IGNORECASE)
 _UNKNOWN = re.compile(
     r"\b(?:do(?:es)? not (?:say|state|mention|answer)|not (?:found|stated|mentioned|known)|unknown|"
@@ -72,7 +74,7 @@ def ground_answer(
     ranked = rank_sentences(frame.terms, sentence_pool(sources), frame.names)
     if frame.kind in ("yesno", "choice") and frame.options and ranked:
         return _decide(frame, ranked)
-    if not ranked or ranked[0].coverage < SUPPORT_THRESHOLD:
+    if not ranked or not _supported(frame, ranked[0]):
         return abstain(frame, ranked[0].coverage if ranked else 0.0)
     scored = score_candidates(frame, ranked[:TOP_SENTENCES])
     if not scored:
@@ -82,6 +84,13 @@ def ground_answer(
     pick, chosen_by = _choose(frame, scored, ranked, chooser)
     text, evidence = next((c, r) for c, _, r in scored if c == pick)
     return _answer(frame, text, evidence, "grounded", names, chosen_by)
+
+
+def _supported(frame: QuestionFrame, best: Ranked) -> bool:
+    """The best evidence chain covers enough of the question, and of the names it asks about."""
+    if best.coverage < SUPPORT_THRESHOLD:
+        return False
+    return not frame.names or len(frame.names & best.chain_terms) / len(frame.names) >= NAMES_THRESHOLD
 
 
 def abstain(frame: QuestionFrame, support: float) -> GroundedAnswer:
@@ -107,9 +116,11 @@ def score_candidates(frame: QuestionFrame, ranked: Sequence[Ranked]) -> list[tup
     for rank, evidence in enumerate(ranked):
         for cand in candidates(evidence.sentence.text, frame.kind):
             terms = set(key_stems(cand))
-            if _is_question_text(cand, terms, question, frame) or (terms and terms <= bridges):
+            if _is_question_text(cand, terms, question, frame):
                 continue
             score = evidence.score / (1 + 0.1 * rank) * _shape(cand, frame, evidence.sentence)
+            if terms and terms <= bridges:
+                score *= BRIDGE_PENALTY
             score *= 1 - PROXIMITY_WEIGHT + PROXIMITY_WEIGHT * _proximity(cand, evidence.sentence.text, near)
             previous = found.get(cand)
             found[cand] = (max(score, previous[0]) + 0.05, previous[1]) if previous else (score, evidence)

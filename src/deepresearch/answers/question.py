@@ -102,6 +102,12 @@ _BOTH = re.compile(
     r"(?:both|members|situated|in the same|from the same|of the same|the same)\b",
     re.IGNORECASE,
 )
+_PAIR = re.compile(
+    r"^(?:between\s+)?(?:the\s+)?([^,]+?)\s+and\s+(?:the\s+)?([^,]+?)(?:,|\s+(?:were|are|was|is)\b)", re.I
+)
+_PAIR_ASKS = re.compile(
+    r"\b(?:which|who)\b[^?]*\b(?:first|more|most|older|younger|larger|earlier|later)\b", re.I
+)
 _WH = re.compile(r"\b(?:who|whom|whose|what|when|where|which|how)\b", re.IGNORECASE)
 _NAME_WORD = re.compile(r"(?<=\s)[A-Z][\w'’.-]*|(?<=\s)\d[\d,.]*|(?<=\s\W)[A-Z][\w'’.-]*")
 _NOT_TYPE = frozenset(
@@ -193,7 +199,7 @@ def _type_noun(text: str) -> str | None:
 
 
 def _options(text: str) -> tuple[str, ...]:
-    match = _CHOICE.search(text)
+    match = _CHOICE.search(text) or (_PAIR.search(text) if _PAIR_ASKS.search(text) else None)
     if not match:
         return ()
     options = tuple(_clean(o) for o in match.groups())
