@@ -68,3 +68,17 @@ def test_a_failed_question_is_recorded_not_fatal(tmp_path: Path, settings: Setti
     assert [r.error is None for r in rows] == [True, False]
     assert "model went away" in (rows[1].error or "")
     assert report.summary("agent")["failed"] == 1
+
+
+def test_drop_gold_removes_the_gold_passages_and_the_agent_abstains(
+    tmp_path: Path, settings: Settings
+) -> None:
+    questions, corpus = _files(tmp_path)
+    report = run_evaluation(
+        settings, EvalOptions(questions, corpus, limit=1, drop_gold=True), model=ScriptedModel()
+    )
+    row = report.systems["agent"][0]
+    assert row.evidence_recall == 0.0, "no gold passage can be read"
+    assert row.abstained == 1.0 and row.answer_match == 0.0
+    assert row.answer.startswith("The sources read do not say")
+    assert "nogold" in report.corpus and "d2" not in Path(report.corpus).read_text()

@@ -6,6 +6,7 @@ import pytest
 
 from deepresearch.citations import cited_ids
 from deepresearch.evaluation.scoring import (
+    answer_match,
     citation_precision,
     evidence_recall,
     exact_match,
@@ -49,3 +50,20 @@ def test_citation_precision_counts_gold_or_answer_bearing_passages() -> None:
 def test_citation_parsing() -> None:
     assert cited_ids("A [1]. B [2, 3] and [2]. C [12]，[4，5]") == [1, 2, 3, 12, 4, 5]
     assert cited_ids("No cite [a] or [1.5]") == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold", "match"),
+    [
+        ("1410 [3]", ["1410"], 1.0),
+        ("The clock was first installed in 1410.", ["1410"], 1.0),
+        ("14100", ["1410"], 0.0),
+        ("Frank Ca", ["Frank Carney"], 0.0),
+        ("Dan and Frank Carney", ["Frank Carney", "Dan Carney"], 1.0),
+        ("The sources read do not say", ["Prague"], 0.0),
+    ],
+)
+def test_answer_match_finds_a_gold_answer_in_the_answer_line(
+    answer: str, gold: list[str], match: float
+) -> None:
+    assert answer_match(answer, gold) == match

@@ -207,8 +207,9 @@ def _guarded(question: EvalQuestion, run_one: Callable[[EvalQuestion], QuestionS
 
 def _score_agent(q: EvalQuestion, settings: Settings, model: ChatModel, search: LocalSearch) -> QuestionScore:
     result = research(q.question, settings=settings, model=model, search=search)
-    score = _base(q, result.answer, [s.doc_id for s in result.sources])
-    score.abstained = float(result.answer_status == "abstained")
+    abstained = result.answer_status == "abstained"
+    score = _base(q, "" if abstained else result.answer, [s.doc_id for s in result.sources])
+    score.answer, score.abstained = result.answer, float(abstained)
     score.citation_validity, score.citation_precision = _citations(result, q)
     score.rounds = result.rounds
     _usage(score, result.usage)
@@ -240,14 +241,17 @@ def _base(q: EvalQuestion, answer: str, read: Sequence[str | None]) -> QuestionS
 
 
 def _citations(result: ResearchResult, q: EvalQuestion) -> tuple[float | None, float | None]:
+    """Validity: share of the body's ``[k]`` that name a source the run read (``[k]`` names
+    ``cited_source_ids[k-1]``); precision over those sources."""
     body = result.report_markdown.rsplit("\n## ", 1)[0]
     cited = cited_ids(body)
     if not cited:
         return None, None
     by_id = {s.id: s for s in result.sources}
-    validity = sum(i in by_id for i in cited) / len(cited)
-    texts = [(by_id[i].doc_id, by_id[i].content) for i in cited if i in by_id]
-    return validity, citation_precision(texts, q.gold_doc_ids, q.answers)
+    named = [result.cited_source_ids[k - 1] if 0 < k <= len(result.cited_source_ids) else None for k in cited]
+    read = [by_id[i] for i in named if i in by_id]
+    texts = [(s.doc_id, s.content) for s in read]
+    return len(read) / len(cited), citation_precision(texts, q.gold_doc_ids, q.answers)
 
 
 def _usage(score: QuestionScore, usage: dict[str, Any]) -> None:
