@@ -27,8 +27,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @contextmanager
-def launched(home: Path, tmp: Path, name: str) -> Iterator[tuple[subprocess.Popen[bytes], httpx.Client]]:
-    """The launcher as a child process; killed (SIGKILL) on exit if still alive."""
+def launched(
+    home: Path, tmp: Path, name: str, delay: float = 0.3
+) -> Iterator[tuple[subprocess.Popen[bytes], httpx.Client]]:
+    """The launcher as a child process (each model call takes ``delay`` s); killed (SIGKILL) on
+    exit if still alive."""
     port_file = tmp / f"{name}.port"
     log = (tmp / f"{name}.log").open("wb")
     command = [
@@ -39,6 +42,8 @@ def launched(home: Path, tmp: Path, name: str) -> Iterator[tuple[subprocess.Pope
         str(home),
         "--port-file",
         str(port_file),
+        "--delay",
+        str(delay),
     ]
     process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -95,6 +100,21 @@ def test_kill_9_mid_run_then_restart_finishes_the_job(tmp_path: Path, home: Path
     notes = [Path(n["path"]) for n in done["result"]["notes"]]
     assert notes and all(path.is_file() for path in notes)
     assert done["result"]["sources"]
+
+
+def test_a_job_cancelled_just_before_kill_9_stays_cancelled(tmp_path: Path, home: Path) -> None:
+    with launched(home, tmp_path, "first", delay=5.0) as (process, client):
+        job_id = client.post("/tasks", json={"topic": TOPIC}).json()["id"]
+        wait_job(client, job_id, ("running",))
+        assert client.delete(f"/tasks/{job_id}").status_code == 200
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(10)
+    with launched(home, tmp_path, "second") as (_, client):
+        view = wait_job(client, job_id, ("completed", "failed", "cancelled"), timeout=120)
+        last = _events(client, job_id)[-1]
+    assert view["status"] == "cancelled", view
+    assert view["attempts"] == 1
+    assert last.event == "error" and last.data["data"]["code"] == "cancelled"
 
 
 def test_a_graceful_stop_interrupts_running_jobs_and_a_restart_resumes_them(serve: Serve, home: Path) -> None:
