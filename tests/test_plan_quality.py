@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from deepresearch.graph.nodes.plan import (
+    ANCHOR_TITLE,
     DUPLICATE_JACCARD,
     build_plan,
     entity_query,
@@ -20,6 +21,7 @@ from deepresearch.graph.nodes.plan import (
     question_entities,
     resolve_role,
 )
+from deepresearch.graph.nodes.requery import template_queries
 from deepresearch.graph.schemas import PlannedTask, RoleChoice
 from deepresearch.prompts.roles import guess_role, role_votes
 from deepresearch.text import STOPWORDS, key_stems
@@ -173,6 +175,9 @@ def test_no_eval_question_gets_a_fragment_or_duplicate_task(question: str) -> No
         (DEMO, "historian", "historian"),
         (DEMO, "general_researcher", "general_researcher"),  # never wrong, so it stands
         ("Who is the spouse of Big Eye's main director?", "general_researcher", "general_researcher"),
+        ("Who is the spouse of Big Eye's main director?", "travel_guide", "general_researcher"),
+        ("If Gallu is a demon Lilu is what?", "finance_analyst", "general_researcher"),
+        ("What is the best time to visit Prague?", "travel_guide", "travel_guide"),
     ],
 )
 def test_the_role_fits_the_question(question: str, model_role: str, expected: str) -> None:
@@ -199,3 +204,13 @@ def test_keyword_role_guess(question: str, role: str) -> None:
 def test_keywords_match_whole_words_and_plurals() -> None:
     votes = role_votes("Which wars and battles were fought in the 15th century?")
     assert votes["historian"] == 3
+
+
+@pytest.mark.parametrize("round_number", [2, 3])
+def test_requeries_of_the_anchor_task_carry_no_boilerplate(round_number: int) -> None:
+    question = "If Gallu is a demon Lilu is what?"
+    proposed = [PlannedTask(title="Lilu", intent="", query="Lilu demon spirit")]
+    anchor = build_plan(question, "en", proposed)[0][0]
+    assert anchor.title == ANCHOR_TITLE
+    for query in template_queries(question, anchor, None, round_number):
+        assert not {"question", "asked", "passages"} & set(query.lower().split()), query

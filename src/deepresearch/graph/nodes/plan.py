@@ -20,6 +20,8 @@ from deepresearch.text import STOPWORDS, key_stems, key_terms, stem, tokens
 
 MAX_TASKS, MIN_TASKS = 5, 3
 DUPLICATE_JACCARD = 0.8
+ANCHOR_TITLE = "The question as asked"
+"""The title of the task that searches the question's own key terms; its intent is boilerplate."""
 _DANGLING = frozenset(
     "a an the and or nor but of to from with by as than that into about between whose via".split()  # noqa: SIM905
 )
@@ -184,7 +186,7 @@ def _with_anchor(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
         return tasks
     anchor = TodoItem(
         id=0,
-        title="The question as asked",
+        title=ANCHOR_TITLE,
         intent=f"Find passages that answer: {question}",
         query=anchor_query,
     )
@@ -300,19 +302,25 @@ def _jaccard(a: set[str], b: set[str]) -> float:
 
 
 def resolve_role(choice: RoleChoice | None, question: str) -> ResearchRole:
-    """The model's role, unless it is unusable or the question's words contradict it: when the
-    model chose a specialised role with no keyword votes and another role has some, the keyword
-    role wins (a history question is not a travel guide's, whatever a 135M model says). The
-    general researcher fits every question, so the model's choice of it stands."""
+    """The model's role, unless it is unusable or no word of the question supports it.
+
+    A specialised role (travel guide, finance analyst, …) stands only with at least one of its
+    keywords in the question; otherwise the keyword guess wins — another role with votes, else the
+    general researcher (a history question is not a travel guide's, nor a mythology question a
+    finance analyst's, whatever a 135M model says). The general researcher fits every question,
+    so the model's choice of it stands.
+    """
     if choice is not None and choice.role in ROLE_TYPES:
-        spec, guessed, votes = role_spec(choice.role), guess_role(question), role_votes(question)
-        if spec is not ROLES[0] and votes[spec.type] == 0 and votes[guessed.type] > 0:
-            return ResearchRole(
-                type=guessed.type, label=guessed.label, instructions=guessed.instructions, is_fallback=True
-            )
+        spec = role_spec(choice.role)
+        if spec is not ROLES[0] and role_votes(question)[spec.type] == 0:
+            return _keyword_role(question)
         focus = " ".join(choice.focus.split())[:200]
         instructions = f"{spec.instructions} {focus}".strip()
         return ResearchRole(type=spec.type, label=spec.label, instructions=instructions)
+    return _keyword_role(question)
+
+
+def _keyword_role(question: str) -> ResearchRole:
     spec = guess_role(question)
     return ResearchRole(type=spec.type, label=spec.label, instructions=spec.instructions, is_fallback=True)
 

@@ -10,15 +10,17 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from deepresearch.answers.evidence import ranked_bridges, sentence_pool
+from deepresearch.answers.question import focus_words
 from deepresearch.citations import Source
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
-from deepresearch.graph.nodes.plan import is_fragment, normalize_query, question_entities
+from deepresearch.graph.nodes.plan import ANCHOR_TITLE, is_fragment, normalize_query, question_entities
 from deepresearch.graph.schemas import QueriesOut
 from deepresearch.graph.state import ResearchState, TaskJudgement, TodoItem
 from deepresearch.llm.structured import ask_structured
 from deepresearch.prompts.steps import requery_messages
-from deepresearch.text import key_terms, missing_terms, stems, term_stems
+from deepresearch.text import key_stems, key_terms, missing_terms, stems, term_stems
 
 _PLACEHOLDER = re.compile(r"[\[\]{}<>]|\.\.\.|…")
 
@@ -37,11 +39,14 @@ def requery(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str
     )
     proposals, fallbacks = _model_proposals(state, runtime, next_round, weak)
     ran = {normalize_query(q) for q in state.get("queries_run", [])}
+    hops = second_hop_queries(state["question"], state.get("sources", []))
+    hops = [q for q in hops if normalize_query(q) not in ran]
     updated: list[TodoItem] = []
     for task, judgement in weak:
         own = [s for s in state.get("sources", []) if task.id in s.task_ids]
         bridge = bridge_query(state["question"], own) if next_round == 2 else None
-        candidates = [bridge, proposals.get(task.id)]
+        hop = hops.pop(0) if hops else None
+        candidates = [hop, bridge, proposals.get(task.id)]
         query = choose_query(state["question"], task, judgement, next_round, candidates, ran)
         if query:
             ran.add(normalize_query(query))
@@ -57,6 +62,15 @@ def requery(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str
     else:
         update["notices"] = [f"round {next_round}: no new query left to try; writing the report"]
     return update
+
+
+def second_hop_queries(question: str, sources: Sequence[Source]) -> list[str]:
+    """One query per bridge name the best evidence sentences mention (the film someone debuted
+    in, the city where someone died), with the question's relation words: the second hop of a
+    multi-hop question, which the question's own words do not reach."""
+    focus = focus_words(question)[:3]
+    bridges = ranked_bridges(key_stems(question), sentence_pool(sources))
+    return [_join(name, focus) for name in bridges]
 
 
 def weak_tasks(state: ResearchState, threshold: float) -> list[tuple[TodoItem, TaskJudgement | None]]:
@@ -120,18 +134,19 @@ def template_queries(
 ) -> list[str]:
     gaps = judgement.gaps if judgement else []
     base = task.queries[0] if task.queries else task.query
+    title, intent = ("", question) if task.title == ANCHOR_TITLE else (task.title, task.intent)
     if round_number == 2:
         return [
             _join(base, gaps[:3]),
-            _join(task.title, key_terms(task.intent)[:4]),
+            _join(title, key_terms(intent)[:4]),
             _join(base, key_terms(question)[:3]),
         ]
     unused = missing_terms(key_terms(question), " ".join(task.queries))
     return [
         _join(*gaps[:4]),
         _join(*unused[:5]),
-        _join(task.title, gaps[:2], key_terms(question)[:2]),
-        " ".join(key_terms(task.intent)[:6]),
+        _join(title, gaps[:2], key_terms(question)[:2]),
+        " ".join(key_terms(intent)[:6]),
     ]
 
 
