@@ -181,3 +181,19 @@ def about_question(question_terms: Sequence[str], sources: Sequence[Source], flo
     ]
     weights = term_weights(question_terms, docs)  # source level: names need no extra weight
     return {d.source_id for d in docs if coverage(d.all_terms, weights) >= floor}
+
+
+def ranked_bridges(
+    question_terms: Sequence[str], pool: Sequence[Sentence], limit: int = 5
+) -> list[tuple[str, Sentence]]:
+    """The names the best-covering sentences mention that the question does not, each with the
+    sentence that names it: where the second hop of a multi-hop question should search next."""
+    weights = term_weights(question_terms, pool)
+    seeds = sorted(pool, key=lambda s: -coverage(s.all_terms, weights))[: BRIDGE_SEEDS * 2]
+    common, question = _common_names(pool), set(question_terms)
+    found: dict[str, Sentence] = {}
+    for seed in seeds:
+        for name in _bridge_names(seed, question):
+            if name not in common and coverage(seed.all_terms, weights) > 0:
+                found.setdefault(name, seed)
+    return list(found.items())[:limit]

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from deepresearch.text import key_stems
+from deepresearch.text import key_stems, key_terms
 
 AnswerKind = Literal["yesno", "choice", "date", "number", "place", "person", "entity"]
 
@@ -166,14 +166,19 @@ def frame_question(question: str) -> QuestionFrame:
 
 
 def _focus(text: str) -> frozenset[str]:
-    """Stems of the content words within three words of a wh-word: the relation the answer
-    stands in ("written by who", "second wife of what singer")."""
+    return frozenset(s for w in focus_words(text) for s in key_stems(w))
+
+
+def focus_words(text: str) -> list[str]:
+    """The content words within three words of a wh-word: the relation the answer stands in
+    ("written by who", "second wife of what singer"), in question order."""
     words = text.split()
-    near: set[str] = set()
+    near: dict[str, None] = {}
     for i, word in enumerate(words):
         if _WH.fullmatch(word.strip("?,.\"'").lower()):
-            near.update(s for w in words[max(0, i - 3) : i + 4] for s in key_stems(w))
-    return frozenset(near)
+            for w in words[max(0, i - 3) : i + 4]:
+                near.update(dict.fromkeys(key_terms(w)))
+    return list(near)
 
 
 def question_names(text: str) -> frozenset[str]:

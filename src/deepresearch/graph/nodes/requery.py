@@ -11,7 +11,6 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from deepresearch.answers.evidence import ranked_bridges, sentence_pool
-from deepresearch.answers.question import focus_words
 from deepresearch.citations import Source
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
@@ -66,11 +65,14 @@ def requery(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str
 
 def second_hop_queries(question: str, sources: Sequence[Source]) -> list[str]:
     """One query per bridge name the best evidence sentences mention (the film someone debuted
-    in, the city where someone died), with the question's relation words: the second hop of a
-    multi-hop question, which the question's own words do not reach."""
-    focus = focus_words(question)[:3]
-    bridges = ranked_bridges(key_stems(question), sentence_pool(sources))
-    return [_join(name, focus) for name in bridges]
+    in, the city where someone died), with the question's words its sentence lacks: the second
+    hop of a multi-hop question, which the question's own words do not reach."""
+    terms = key_terms(question)
+    queries = []
+    for name, seed in ranked_bridges(key_stems(question), sentence_pool(sources)):
+        missing = [t for t in terms if not set(stems(t)) <= seed.all_terms]
+        queries.append(_join(name, missing[:4]))
+    return queries
 
 
 def weak_tasks(state: ResearchState, threshold: float) -> list[tuple[TodoItem, TaskJudgement | None]]:
