@@ -328,3 +328,19 @@ def test_hostile_titles_and_text_stay_data_in_prompts_notes_and_the_report(
         assert "<source" not in text and "</source>" not in text
     assert notes and "ignore previous instructions" in result["report_markdown"]
     assert all("[" not in source["title"] and '"' not in source["title"] for source in result["sources"])
+
+
+def test_direct_runs_waiting_for_a_slot_are_capped_too(serve: Serve, release: threading.Event) -> None:
+    server = serve(model=_held(release), max_concurrent_jobs=1, max_queued_jobs=1)
+    with server.client() as one, server.client() as two, server.client() as three:
+        with (
+            one.stream("POST", "/research/stream", json={"topic": TOPIC}) as running,
+            two.stream("POST", "/research/stream", json={"topic": TOPIC}) as waiting,
+        ):
+            full = three.post("/research", json={"topic": TOPIC})
+            assert (running.status_code, waiting.status_code) == (200, 200)
+            release.set()
+            assert read_events(waiting)[-1].event == "done"
+        body = {"topic": TOPIC, "max_web_research_loops": 1}
+        wait_for(lambda: three.post("/research", json=body).status_code == 200, timeout=20, interval=0.2)
+    assert full.status_code == 429 and full.json()["code"] == "queue_full" and full.headers["Retry-After"]

@@ -28,7 +28,7 @@ from deepresearch.server.errors import install_error_handlers
 from deepresearch.server.jobs import JobManager
 from deepresearch.server.retention import retention_loop
 from deepresearch.server.routes_jobs import jobs_router
-from deepresearch.server.routes_research import research_router
+from deepresearch.server.routes_research import Admission, research_router
 from deepresearch.server.schemas import CheckView, ErrorBody, Health, Readiness
 from deepresearch.server.security import (
     BodyLimitMiddleware,
@@ -73,10 +73,12 @@ def create_app(
     guarded: dict[str, Any] = {}
     if settings.api_token:
         guarded = {"dependencies": [Depends(token_guard(settings))], "responses": UNAUTHORIZED}
-    slots = threading.Semaphore(service.options.max_direct_runs or settings.max_concurrent_jobs)
+    direct_runs = service.options.max_direct_runs or settings.max_concurrent_jobs
+    slots = threading.Semaphore(direct_runs)
+    admission = Admission(direct_runs + settings.max_queued_jobs)
     app.include_router(_meta_router(service, __version__))
     app.include_router(_ready_router(service), **guarded)
-    app.include_router(research_router(service, slots), **guarded)
+    app.include_router(research_router(service, slots, admission), **guarded)
     app.include_router(jobs_router(service, manager), **guarded)
     app.include_router(_docs_router(app), **guarded)
     install_error_handlers(app, service.redactor)

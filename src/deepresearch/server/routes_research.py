@@ -11,7 +11,7 @@ from fastapi import APIRouter, Header, Query, Request, Response, status
 from sse_starlette import EventSourceResponse
 
 from deepresearch.agent import research_stream
-from deepresearch.errors import DeepResearchError, error_from_code
+from deepresearch.errors import DeepResearchError, QueueFullError, error_from_code
 from deepresearch.result import ResearchResult
 from deepresearch.server.schemas import SSE_RESPONSE, TOPIC_DOC, ErrorBody, ResearchRequest
 from deepresearch.server.service import Service
@@ -36,7 +36,29 @@ RUN_FAILED: dict[int | str, dict[str, Any]] = {
 }
 
 
-def research_router(service: Service, slots: threading.Semaphore) -> APIRouter:
+class Admission:
+    """Direct runs in flight, running or waiting for a slot; at most ``limit`` at once."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def enter(self) -> None:
+        """Count one more run; :class:`QueueFullError` when ``limit`` are in flight."""
+        with self._lock:
+            if self.count >= self.limit:
+                raise QueueFullError(
+                    f"{self.limit} direct runs are running or waiting (MAX_QUEUED_JOBS); try again later"
+                )
+            self.count += 1
+
+    def leave(self) -> None:
+        with self._lock:
+            self.count -= 1
+
+
+def research_router(service: Service, slots: threading.Semaphore, admission: Admission) -> APIRouter:
     router = APIRouter(tags=["research"])
 
     def start(topic: str, overrides: Mapping[str, Any]) -> ThreadedRun:
@@ -46,7 +68,8 @@ def research_router(service: Service, slots: threading.Semaphore) -> APIRouter:
         events = research_stream(
             cleaned, settings=settings, model=service.model, search=service.search, cancel=cancel
         )
-        return ThreadedRun(events, cancel, slots, service.redactor)
+        admission.enter()
+        return ThreadedRun(events, cancel, slots, service.redactor, on_finish=admission.leave)
 
     @router.post(
         "/research",

@@ -9,7 +9,7 @@ import asyncio
 import json
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
@@ -46,9 +46,15 @@ class ThreadedRun:
     """
 
     def __init__(
-        self, events: Iterator[Event], cancel: threading.Event, slots: threading.Semaphore, redactor: Redactor
+        self,
+        events: Iterator[Event],
+        cancel: threading.Event,
+        slots: threading.Semaphore,
+        redactor: Redactor,
+        on_finish: Callable[[], None] | None = None,
     ) -> None:
         self._events = events
+        self._on_finish = on_finish
         self.cancel = cancel
         self._slots = slots
         self._redactor = redactor
@@ -66,6 +72,8 @@ class ThreadedRun:
                     if not self._hand_over((self._redactor.data(item.as_dict()), time.time())):
                         self.cancel.set()
         finally:
+            if self._on_finish is not None:
+                self._on_finish()
             self.finished.set()
             self._hand_over(None)
 
