@@ -22,7 +22,12 @@ EVENT_TYPES: tuple[str, ...] = EventType.__args__  # type: ignore[attr-defined]
 
 
 class Event(BaseModel):
-    """One step of a run. ``seq`` counts from 1 within a run; ``data`` is JSON-safe."""
+    """One step of a run. ``seq`` counts from 1 within a run; ``data`` is JSON-safe.
+
+    An ``error`` event's ``data`` holds ``message``, ``code`` (the machine-readable kind, see
+    :mod:`deepresearch.errors`: ``configuration``, ``model_unavailable``, ``model_timeout``,
+    ``cancelled``, ``internal`` ...), ``cancelled`` and ``run_dir``.
+    """
 
     type: EventType
     seq: int = 0

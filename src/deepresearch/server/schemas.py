@@ -154,7 +154,8 @@ SSE_DOC = (
     "task_summary_chunk, evaluation, report_note, final_report, done, error), `id:` = its sequence number "
     "and `data:` = the event as JSON (`type`, `seq`, `task_id`, `step`, `data`, and `time`, the Unix time "
     "the server received it). A `: ping` comment is sent every 15 s. The last event is `done` (its "
-    "`data.result` is the full result) or `error`."
+    "`data.result` is the full result) or `error` (`data.message`, and `data.code`: configuration, "
+    "model_unavailable, model_timeout, cancelled, internal, ...)."
 )
 SSE_RESPONSE: dict[int | str, dict[str, Any]] = {
     200: {
