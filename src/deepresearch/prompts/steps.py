@@ -128,3 +128,17 @@ def answer_messages(question: str, evidence: Sequence[tuple[str, int]], language
     )
     lines = "\n".join(f'<source id="{sid}">{sentence}</source>' for sentence, sid in evidence)
     return [Message("system", system), Message("user", f"Evidence:\n{lines}\n\nQuestion: {question}")]
+
+
+def choice_messages(
+    question: str, options: Sequence[str], evidence: Sequence[tuple[str, int]]
+) -> list[Message]:
+    """Pick one of ``options`` (cut from the evidence by code) as the answer to ``question``."""
+    system = (
+        "Choose the answer to the question from the options, using the evidence. "
+        f"{_DATA_RULE} Reply with JSON only."
+    )
+    lines = "\n".join(f'<source id="{sid}">{sanitize(sentence)}</source>' for sentence, sid in evidence)
+    menu = "\n".join(f"- {sanitize(option)}" for option in options)
+    user = f"Evidence:\n{lines}\n\nQuestion: {question}\nOptions:\n{menu}"
+    return [Message("system", system), Message("user", user)]
