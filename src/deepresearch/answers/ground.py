@@ -25,11 +25,13 @@ Chooser = Callable[[QuestionFrame, Sequence[str], Sequence[Ranked]], str | None]
 
 TOP_SENTENCES = 8
 MAX_CANDIDATES = 6
-PROXIMITY_WEIGHT = 0.3
+PROXIMITY_WEIGHT = 0.6
 SUBJECT_PENALTY = 0.75
 SHAPE_PENALTY = 0.4
 TYPE_NOUN_BOOST = 1.3
 BRIDGE_PENALTY = 0.8
+ACRONYM_PENALTY = 0.7
+PLACE_CUE_BOOST = 1.3
 SUPPORT_THRESHOLD = 0.3
 NAMES_THRESHOLD = 0.5
 _EARLY = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before)\b", re.IGNORECASE)
@@ -152,6 +154,8 @@ def _is_question_text(cand: str, terms: set[str], question: set[str], frame: Que
     """Dates and numbers the question states, and names mostly made of the question's words."""
     if frame.kind in ("date", "number"):
         return cand.lower() in frame.text.lower()
+    if " " not in cand and len(cand) >= 4 and re.search(rf"\b{re.escape(cand.lower())}\w*", frame.text.lower()):
+        return True
     return not terms or len(terms & question) / len(terms) >= 0.5
 
 
@@ -168,6 +172,12 @@ def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
         factor *= SUBJECT_PENALTY
     if cand.lower() in NATIONALITIES and not _ASKS_NATIONALITY.search(frame.text):
         factor *= SHAPE_PENALTY
+    if frame.kind == "person" and re.search(rf"[\"“]{re.escape(cand)}", sentence.text):
+        factor *= SHAPE_PENALTY
+    if cand.isupper() and len(cand) <= 5:
+        factor *= ACRONYM_PENALTY
+    if frame.kind == "place" and re.search(rf"\b(?:in|at|near|from)\s+(?:the\s+)?{re.escape(cand)}", sentence.text):
+        factor *= PLACE_CUE_BOOST
     return factor
 
 

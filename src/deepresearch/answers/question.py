@@ -93,7 +93,7 @@ _PLACE = re.compile(rf"\bwhere\b|\b(?:what|which) (?:\w+ )?(?:{'|'.join(PLACE_NO
 _PERSON = re.compile(
     rf"\b(?:who|whom|whose)\b|\b(?:what|which) (?:\w+ )?(?:{'|'.join(PERSON_NOUNS)})\b", re.I
 )
-_TYPE_NOUN = re.compile(r"\b(?:what|which)\s+([a-z]+)\b", re.IGNORECASE)
+_TYPE_NOUN = re.compile(r"\b(?:[Ww]hat|[Ww]hich)\s+(?:[A-Z][\w-]+\s+)?([a-z]+)\b")
 _CHOICE = re.compile(
     r"(?:,|:|\bfirst|\bbetween)\s*(?:the\s+)?([^,?:]+?)\s+or\s+(?:the\s+)?([^,?]+?)\s*\??\s*$", re.I
 )
