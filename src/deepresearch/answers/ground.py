@@ -154,7 +154,8 @@ def _is_question_text(cand: str, terms: set[str], question: set[str], frame: Que
     """Dates and numbers the question states, and names mostly made of the question's words."""
     if frame.kind in ("date", "number"):
         return cand.lower() in frame.text.lower()
-    if " " not in cand and len(cand) >= 4 and re.search(rf"\b{re.escape(cand.lower())}\w*", frame.text.lower()):
+    word = " " not in cand and len(cand) >= 4
+    if word and re.search(rf"\b{re.escape(cand.lower())}\w*", frame.text.lower()):
         return True
     return not terms or len(terms & question) / len(terms) >= 0.5
 
@@ -176,7 +177,8 @@ def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
         factor *= SHAPE_PENALTY
     if cand.isupper() and len(cand) <= 5:
         factor *= ACRONYM_PENALTY
-    if frame.kind == "place" and re.search(rf"\b(?:in|at|near|from)\s+(?:the\s+)?{re.escape(cand)}", sentence.text):
+    cue = rf"\b(?:in|at|near|from)\s+(?:the\s+)?{re.escape(cand)}"
+    if frame.kind == "place" and re.search(cue, sentence.text):
         factor *= PLACE_CUE_BOOST
     return factor
 
