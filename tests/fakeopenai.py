@@ -21,6 +21,7 @@ from typing import Any
 
 from deepresearch.llm.base import Message
 from deepresearch.llm.testing import ModelCall, default_answer
+from deepresearch.text import key_terms
 
 REPLY = "Hello from fake"
 JSON_REPLY = '{"queries": ["a", "b"]}'
@@ -275,7 +276,23 @@ def research_responder(overrides: Mapping[str, StepAnswer] | None = None) -> Res
         if answer is not None:
             return answer(body) if callable(answer) else answer
         messages = [Message(m["role"], str(m["content"])) for m in body["messages"]]
+        if step == "plan":
+            question = messages[-1].content.removeprefix("Question: ")
+            return Reply(json.dumps({"tasks": distinct_plan(question)}))
         call = ModelCall(step, messages, None, int(body.get("max_tokens") or 0))
         return Reply(default_answer(call))
 
     return respond
+
+
+def distinct_plan(question: str) -> list[dict[str, str]]:
+    """The plan a good model writes: the question, then two tasks on different halves of its key
+    terms, none a near-duplicate of another (the planner drops those; see graph/nodes/plan.py)."""
+    terms = key_terms(question)
+    half = max(2, len(terms) // 2)
+    queries = [question, " ".join(terms[:half]), " ".join(terms[half:])]
+    return [
+        {"title": query[:60], "intent": f"Find out: {query}", "query": query}
+        for query in queries
+        if len(key_terms(query)) >= 2
+    ]

@@ -214,3 +214,16 @@ def test_requeries_of_the_anchor_task_carry_no_boilerplate(round_number: int) ->
     assert anchor.title == ANCHOR_TITLE
     for query in template_queries(question, anchor, None, round_number):
         assert not {"question", "asked", "passages"} & set(query.lower().split()), query
+
+
+def test_parts_of_the_question_are_no_repeat_of_the_whole() -> None:
+    """A good plan: the question itself, then narrower tasks on its parts; all are kept."""
+    proposed = [
+        PlannedTask(title="The question", intent="", query=DEMO),
+        PlannedTask(title="Death place", intent="", query="Karel Purkyně died city"),
+        PlannedTask(title="The clock", intent="", query="astronomical clock built"),
+        PlannedTask(title="The clock again", intent="", query="astronomical clocks built when"),
+    ]
+    tasks, fallbacks = build_plan(DEMO, "en", proposed)
+    assert [t.query for t in tasks] == [DEMO, "Karel Purkyně died city", "astronomical clock built"]
+    assert fallbacks == ["plan: dropped 1 unusable task(s) (1 near-duplicate)"]

@@ -149,7 +149,7 @@ def _flaw(query: str, question_stems: set[str], kept: list[TodoItem]) -> str | N
         return "placeholder"
     if question_stems and not question_stems & terms:
         return "off topic"
-    if any(near_duplicate(terms, set(key_stems(t.query))) for t in kept):
+    if _repeats(terms, [set(key_stems(t.query)) for t in kept], question_stems):
         return "near-duplicate"
     return None
 
@@ -197,7 +197,7 @@ def _top_up(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
     """Add entity tasks, then one task on the question's terms no query covers yet; never a
     fragment or a near-duplicate (a narrower part of the whole question is no repeat of it)."""
     anchor = set(key_stems(question))
-    have = [terms for t in tasks if _jaccard(terms := set(key_stems(t.query)), anchor) < DUPLICATE_JACCARD]
+    have = [anchor, *(set(key_stems(t.query)) for t in tasks)]
     extra: list[TodoItem] = []
     entities = question_entities(question)
     for name in entities:
@@ -207,7 +207,7 @@ def _top_up(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
             have.append(terms)
             intent = f"Who or what is {name}, as the question needs"
             extra.append(TodoItem(id=0, title=name, intent=intent, query=query))
-    covered = set().union(*have)
+    covered = set().union(*(h for h in have if _jaccard(h, anchor) < DUPLICATE_JACCARD))
     rest = " ".join(t for t in key_terms(question) if stem(t) not in covered)
     fresh = not _repeats(set(key_stems(rest)), have, anchor)
     if rest and fresh and not is_fragment(rest) and len(tasks) + len(extra) < MIN_TASKS:
@@ -219,8 +219,15 @@ def _top_up(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
     return [*tasks, *extra]
 
 
-def _repeats(terms: set[str], have: list[set[str]], anchor: set[str]) -> bool:
-    return _jaccard(terms, anchor) >= DUPLICATE_JACCARD or any(near_duplicate(terms, h) for h in have)
+def _repeats(terms: set[str], have: list[set[str]], question: set[str]) -> bool:
+    """Whether a task with key stems ``terms`` repeats one of ``have``. A task that searches the
+    whole question (Jaccard ≥ 0.8 with it) is repeated only by another such task: a narrower
+    task is a part of the question, not a repeat of it."""
+    for other in have:
+        whole = _jaccard(other, question) >= DUPLICATE_JACCARD
+        if _jaccard(terms, other) >= DUPLICATE_JACCARD or (not whole and near_duplicate(terms, other)):
+            return True
+    return False
 
 
 def entity_query(name: str, question: str, entities: list[str]) -> str | None:
