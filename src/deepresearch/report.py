@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from deepresearch.answers.evidence import about_question
 from deepresearch.answers.ground import GroundedAnswer
+from deepresearch.answers.question import frame_question
 from deepresearch.citations import Source, cited_ids, number_citations, render_references, resolve_citations
 from deepresearch.extractive import with_subject
 from deepresearch.graph.schemas import Insight, ReportDraft
@@ -83,7 +84,10 @@ def render_report(inp: ReportInput) -> ReportResult:
 
 
 def _about(inp: ReportInput) -> set[int]:
-    about = about_question(key_stems(inp.question), inp.sources, ABOUT_FLOOR)
+    """Sources about the question: they hold its names and much of its words, or they are the
+    answer's chain (the second hop's passage need not name the question's names)."""
+    frame = frame_question(inp.question)
+    about = about_question(frame.terms, inp.sources, ABOUT_FLOOR, frame.names)
     if inp.answer is not None:
         about |= {i for i in (inp.answer.source_id, inp.answer.via_source_id) if i is not None}
     return about

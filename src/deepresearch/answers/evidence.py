@@ -169,10 +169,16 @@ def _mentions(sentence: Sentence, name: str) -> bool:
     return bool(terms) and (terms <= sentence.title_terms or name in sentence.text)
 
 
-def about_question(question_terms: Sequence[str], sources: Sequence[Source], floor: float) -> set[int]:
+def about_question(
+    question_terms: Sequence[str],
+    sources: Sequence[Source],
+    floor: float,
+    names: frozenset[str] = frozenset(),
+) -> set[int]:
     """Ids of the sources about the question: their title and text cover at least ``floor`` of
-    the question's terms, weighted like :func:`rank_sentences` (a source naming the question's
-    rare names is about it; one sharing only "city" or "born" is not)."""
+    the question's terms, weighted like :func:`rank_sentences`, and hold one of its ``names``
+    when it has any (a clock tower in Brighton shares "clock" and "built" with a question about
+    Prague's clock, but none of its names)."""
     docs = [
         Sentence(
             "", s.id, s.title, frozenset(key_stems(s.content or s.snippet)), frozenset(key_stems(s.title))
@@ -180,7 +186,11 @@ def about_question(question_terms: Sequence[str], sources: Sequence[Source], flo
         for s in sources
     ]
     weights = term_weights(question_terms, docs)  # source level: names need no extra weight
-    return {d.source_id for d in docs if coverage(d.all_terms, weights) >= floor}
+    return {
+        d.source_id
+        for d in docs
+        if coverage(d.all_terms, weights) >= floor and (not names or names & d.all_terms)
+    }
 
 
 def ranked_bridges(
