@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from deepresearch.errors import ConfigurationError
-from deepresearch.index.embeddings import embedder_for
+from deepresearch.index.embeddings import Embedder, embedder_for
 from deepresearch.index.loaders import demo_corpus_path
 from deepresearch.index.store import DocumentIndex, IndexStats
 from deepresearch.settings import Settings
@@ -55,23 +55,28 @@ def is_demo_corpus_file(path: str | Path) -> bool:
     return parts[-3:] == ("deepresearch", "data", "demo_corpus.jsonl")
 
 
-def local_index_path(settings: Settings, notice: Notice | None = None) -> Path:
+def local_index_path(
+    settings: Settings, notice: Notice | None = None, embedder: Embedder | None = None
+) -> Path:
     """The index file local search reads, ready to open.
 
     ``INDEX_PATH`` (or ``research --index``) when set, as it is (it must exist: the caller
     opens it with :meth:`DocumentIndex.open_existing`). Otherwise ``<home>/index.sqlite`` when it
     exists, without the demo passages an older version put there. Otherwise the demo corpus's
-    own index, built on first use. Every switch to the demo corpus is said through ``notice``.
+    own index, built on first use (its passages embedded by ``embedder``, if given). Every
+    switch to the demo corpus is said through ``notice``.
     """
     path = settings.resolved_index_path
     if not settings.uses_default_index:
         return path
     if path.exists() and not _only_demo_left(settings, path, notice):
         return path
-    return ensure_demo_index(settings, notice)
+    return ensure_demo_index(settings, notice, embedder)
 
 
-def ensure_demo_index(settings: Settings, notice: Notice | None = None) -> Path:
+def ensure_demo_index(
+    settings: Settings, notice: Notice | None = None, embedder: Embedder | None = None
+) -> Path:
     """Build (first use) or refresh the demo corpus's own index; return its path.
 
     Refreshing is cheap: an unchanged corpus file is skipped by its sha256. Copies of the demo
@@ -83,7 +88,7 @@ def ensure_demo_index(settings: Settings, notice: Notice | None = None) -> Path:
         f"you have indexed nothing (no {settings.resolved_index_path}), so this run searches the "
         "bundled demo corpus; index your documents with: deepresearch index PATH"
     )
-    with DocumentIndex(path, embedder_for(settings)) as index:
+    with DocumentIndex(path, embedder) as index:
         current = str(demo_corpus_path().resolve())
         index.remove_files([p for p in index.indexed_files() if p != current])
         index.index_paths([demo_corpus_path()])
@@ -98,7 +103,7 @@ def drop_demo_passages(index: DocumentIndex) -> int:
 def _only_demo_left(settings: Settings, path: Path, notice: Notice | None) -> bool:
     """Clean the user's default index of demo passages; True (and the file removed) when the
     demo corpus was all it held."""
-    with DocumentIndex(path, embedder_for(settings)) as index:
+    with DocumentIndex(path) as index:
         removed = drop_demo_passages(index)
         empty = removed > 0 and not index.indexed_files() and index.count() == 0
     if removed and notice:

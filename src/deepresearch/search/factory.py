@@ -136,8 +136,8 @@ def _secret(settings: Settings, field: str, env: str, engine: str) -> str:
 def _local(settings: Settings, notice: Notice | None) -> Built:
     """Search the index :func:`~deepresearch.index.corpus.local_index_path` chooses: yours, or
     the demo corpus's own when you have indexed nothing; never both."""
-    path = local_index_path(settings, notice)
     embedder = embedder_for(settings)
+    path = local_index_path(settings, notice, embedder)
     index = DocumentIndex.open_existing(path, embedder)
     if embedder is not None and notice and not index.has_vectors():
         notice(
