@@ -32,8 +32,8 @@ TYPE_NOUN_BOOST = 1.3
 BRIDGE_PENALTY = 0.8
 ACRONYM_PENALTY = 0.7
 PLACE_CUE_BOOST = 1.3
-SUPPORT_THRESHOLD = 0.3
-NAMES_THRESHOLD = 0.5
+SUPPORT_THRESHOLD = 0.5
+NAMES_THRESHOLD = 0.8
 _EARLY = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before)\b", re.IGNORECASE)
 _UNKNOWN = re.compile(
     r"\b(?:do(?:es)? not (?:say|state|mention|answer)|not (?:found|stated|mentioned|known)|unknown|"
