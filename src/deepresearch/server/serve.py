@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from deepresearch.settings import Settings
 
 
@@ -14,5 +16,12 @@ def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8000, log_
     import uvicorn
 
     from deepresearch.server.app import create_app
+    from deepresearch.server.security import LOOPBACK_HOSTS
 
+    if host not in LOOPBACK_HOSTS and not settings.api_token:
+        logging.getLogger(__name__).warning(
+            "serving %s without API_TOKEN: only requests whose Host is a loopback name or in "
+            "ALLOWED_HOSTS are answered; set API_TOKEN before letting other machines in",
+            host,
+        )
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)
