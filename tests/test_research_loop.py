@@ -375,3 +375,21 @@ def test_round_two_follows_a_bridge_entity_from_the_first_hop(settings: Settings
     round_two = [q for q in search.queries if "Prague" in q]
     assert round_two and "astronomical" in round_two[0] and "clock" in round_two[0]
     assert {s.title for s in result.sources} == {"Karel Purkyně", "Prague astronomical clock"}
+
+
+def test_relevant_sources_that_do_not_answer_send_the_run_to_another_round(
+    settings: Settings, local_search: LocalSearch
+) -> None:
+    unanswered = research(
+        "When did Jan Novák die in Prague?",
+        settings=settings,
+        model=ScriptedModel(),
+        search=local_search,
+        relevance_threshold=0,
+    )
+    assert unanswered.rounds > 1 and not unanswered.evaluations[0].answered
+    assert unanswered.answer_status == "abstained"
+    answered = research(
+        QUESTION, settings=settings, model=ScriptedModel(), search=local_search, relevance_threshold=0
+    )
+    assert answered.rounds == 1 and answered.evaluations[0].answered

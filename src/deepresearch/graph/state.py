@@ -59,6 +59,7 @@ class RoundEvaluation(BaseModel):
     relevant: int = 0
     total: int = 0
     tasks: list[TaskJudgement] = Field(default_factory=list)
+    answered: bool = True
     enough: bool = False
 
 

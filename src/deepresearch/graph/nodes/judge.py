@@ -1,4 +1,5 @@
-"""Judging the evidence: a code-side relevance score per source, backed by the model where it helps.
+"""Judging the evidence: a code-side relevance score per source, backed by the model where it helps,
+and whether the sources answer the question at all (a grounded answer, not an abstention).
 
 Code relevance: a source is relevant to a task when it contains at least half of the key terms
 of the task's first query, and at least two of them when the query has two or more.
@@ -17,6 +18,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from deepresearch.answers.ground import ground_answer
 from deepresearch.citations import Source
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
@@ -41,6 +43,8 @@ def judge(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str, 
         if error:
             fallbacks.append(f"judge: {error}; kept the code-side relevance")
     evaluation = summarize_round(state["round"], judgements, ctx.settings.relevance_threshold)
+    answered = ground_answer(state["question"], sources).status != "abstained"
+    evaluation = evaluation.model_copy(update={"answered": answered, "enough": evaluation.enough and answered})
     runtime.stream_writer(event("evaluation", step="judge", **evaluation.model_dump()))
     return {
         "evaluations": [evaluation],
