@@ -44,7 +44,9 @@ def judge(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str, 
             fallbacks.append(f"judge: {error}; kept the code-side relevance")
     evaluation = summarize_round(state["round"], judgements, ctx.settings.relevance_threshold)
     answered = ground_answer(state["question"], sources).status != "abstained"
-    evaluation = evaluation.model_copy(update={"answered": answered, "enough": evaluation.enough and answered})
+    evaluation = evaluation.model_copy(
+        update={"answered": answered, "enough": evaluation.enough and answered}
+    )
     runtime.stream_writer(event("evaluation", step="judge", **evaluation.model_dump()))
     return {
         "evaluations": [evaluation],
