@@ -130,3 +130,19 @@ def test_an_unverified_server_answer_is_flagged() -> None:
     markdown = render([task(1, "")], answer)
     assert "**Answer:** 1412 *(unverified)*" in markdown
     assert "The answer is unverified" in markdown
+
+
+def test_a_pages_own_footnote_markers_never_become_citations() -> None:
+    sources = [
+        Source(
+            id=1,
+            url="doc://c",
+            title="Prague astronomical clock",
+            content="The clock was first installed in 1410.[7]",
+        )
+    ]
+    inp = ReportInput(
+        QUESTION, "en", [task(1, "")], sources, [], 50.0, None, answer=ground_answer(QUESTION, sources)
+    )
+    result = render_report(inp)
+    assert "[7]" not in result.markdown and result.removed_citations == 0

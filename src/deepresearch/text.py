@@ -55,6 +55,7 @@ _CJK_RUN = re.compile(f"^[{CJK_CHARS}]+$")
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _RUN = re.compile(rf"[{CJK_CHARS}]+|[^\W_{CJK_CHARS}]+")
 _TOKEN = re.compile(rf"[{CJK_CHARS}]+|[^\W_{CJK_CHARS}]+(?:['’.-][^\W_{CJK_CHARS}]+)*")
+_FOOTNOTE = re.compile(r"\s?\[\d+(?:\s*[,，]\s*\d+)*\]")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
 
@@ -217,7 +218,10 @@ def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
 
 
 def sentences(text: str) -> list[str]:
-    parts = (s.strip() for s in _SENTENCE.split(text.replace("\n", " ")))
+    """The sentences of ``text``, footnote markers such as ``[3]`` removed: quoted into a report,
+    a page's own footnote would read as a citation of the run's source 3."""
+    flat = _FOOTNOTE.sub("", text.replace("\n", " "))
+    parts = (s.strip() for s in _SENTENCE.split(flat))
     return [s for s in parts if len(s) > 1]
 
 
