@@ -20,8 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from deepresearch.llm.base import Message
-from deepresearch.llm.testing import ModelCall, default_answer
-from deepresearch.text import key_terms
+from deepresearch.llm.testing import ModelCall, default_answer, distinct_plan
 
 REPLY = "Hello from fake"
 JSON_REPLY = '{"queries": ["a", "b"]}'
@@ -283,16 +282,3 @@ def research_responder(overrides: Mapping[str, StepAnswer] | None = None) -> Res
         return Reply(default_answer(call))
 
     return respond
-
-
-def distinct_plan(question: str) -> list[dict[str, str]]:
-    """The plan a good model writes: the question, then two tasks on different halves of its key
-    terms, none a near-duplicate of another (the planner drops those; see graph/nodes/plan.py)."""
-    terms = key_terms(question)
-    half = max(2, len(terms) // 2)
-    queries = [question, " ".join(terms[:half]), " ".join(terms[half:])]
-    return [
-        {"title": query[:60], "intent": f"Find out: {query}", "query": query}
-        for query in queries
-        if len(key_terms(query)) >= 2
-    ]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deepresearch.llm.base import Completion, Message, Usage
+from deepresearch.text import key_terms
 
 
 @dataclass(frozen=True)
@@ -117,12 +118,20 @@ def default_answer(call: ModelCall) -> str:
     return answers.get(call.step, lambda: "ok")()
 
 
-def _plan_for(question: str) -> list[dict[str, str]]:
-    angles = [("Background", "background"), ("Key facts", "facts"), ("Context", "history")]
+def distinct_plan(question: str) -> list[dict[str, str]]:
+    """The plan a good model writes: the question, then two tasks on different halves of its key
+    terms, none a near-duplicate of another (the planner drops those)."""
+    terms = key_terms(question)
+    half = max(2, len(terms) // 2)
+    queries = [question, " ".join(terms[:half]), " ".join(terms[half:])]
     return [
-        {"title": title, "intent": f"{title} for: {question}", "query": f"{question} {word}"}
-        for title, word in angles
+        {"title": query[:60], "intent": f"Find out: {query}", "query": query}
+        for query in queries
+        if len(key_terms(query)) >= 2
     ]
+
+
+_plan_for = distinct_plan
 
 
 def _requeries(prompt: str) -> list[dict[str, Any]]:
