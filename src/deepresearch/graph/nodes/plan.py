@@ -83,14 +83,20 @@ def plan_tasks(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[
 def build_plan(
     question: str, language: str, proposed: list[PlannedTask], error: str | None = None
 ) -> tuple[list[TodoItem], list[str]]:
-    """Keep the model's usable tasks; with none, the single fallback task; with too few, add
-    tasks code derives from the question. One task always searches the question as asked."""
+    """Keep the model's usable tasks; with too few (or none), add tasks code derives from the
+    question (its terms, its names); with nothing at all, the single fallback task. One task
+    always searches the question as asked."""
     kept, dropped = _usable(question, proposed)
     rejected = sum(dropped.values())
     why = ", ".join(f"{n} {reason}" for reason, n in dropped.items())
     if not kept:
         reason = error or (f"{rejected} proposed task(s) unusable ({why})" if rejected else "empty plan")
-        return [fallback_task(question, language)], [f"plan: {reason}; using the fallback task"]
+        derived = [] if language == "zh" else _top_up(question, _with_anchor(question, []))
+        if not derived:
+            return [fallback_task(question, language)], [f"plan: {reason}; using the fallback task"]
+        fallbacks = [f"plan: {reason}; planned from the question's terms and names"]
+        update = [{"id": i + 1, "is_fallback": True} for i in range(len(derived))]
+        return [t.model_copy(update=u) for t, u in zip(derived[:MAX_TASKS], update, strict=False)], fallbacks
     fallbacks = [f"plan: dropped {rejected} unusable task(s) ({why})"] if rejected else []
     tasks = _with_anchor(question, kept)
     if len(tasks) < MIN_TASKS:

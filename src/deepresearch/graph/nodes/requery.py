@@ -76,11 +76,15 @@ def second_hop_queries(question: str, sources: Sequence[Source]) -> list[str]:
 
 
 def weak_tasks(state: ResearchState, threshold: float) -> list[tuple[TodoItem, TaskJudgement | None]]:
-    latest = {j.task_id: j for j in state["evaluations"][-1].tasks} if state.get("evaluations") else {}
+    """Tasks below the relevance threshold, skipped or unjudged; every task when the sources read
+    so far do not answer the question (relevant passages that answer nothing need another hop)."""
+    evaluations = state.get("evaluations", [])
+    latest = {j.task_id: j for j in evaluations[-1].tasks} if evaluations else {}
+    unanswered = bool(evaluations) and not evaluations[-1].answered
     weak = []
     for task in state["tasks"]:
         judgement = latest.get(task.id)
-        if task.status == "skipped" or judgement is None or judgement.relevance < threshold:
+        if unanswered or task.status == "skipped" or judgement is None or judgement.relevance < threshold:
             weak.append((task, judgement))
     return weak
 
