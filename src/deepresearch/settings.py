@@ -75,7 +75,7 @@ class Settings(BaseSettings):
     fetch_cache: bool = True
     index_embeddings: bool = False
     index_path: Path | None = None
-    max_results_per_query: int = Field(5, ge=1, le=50)
+    max_results_per_query: int = Field(10, ge=1, le=50)
     fetch_full_page: bool = True
     max_tokens_per_source: int = Field(2000, ge=50, le=1_000_000)
 

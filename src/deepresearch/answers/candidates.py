@@ -238,5 +238,6 @@ def names(sentence: str) -> Iterator[str]:
         while words and words[-1] in _TRAILING:
             words = words[:-1]
         name = re.sub(r"['’]s$", "", " ".join(words).rstrip(".,;:'’"))
-        if name and name.lower() not in _NOT_NAMES and any(c.isalpha() for c in name):
+        first = name.split()[0].lower() if name else ""
+        if name and first not in _NOT_NAMES and any(c.isalpha() for c in name):
             yield name

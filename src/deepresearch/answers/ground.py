@@ -33,7 +33,7 @@ BRIDGE_PENALTY = 0.8
 ACRONYM_PENALTY = 0.7
 PLACE_CUE_BOOST = 1.3
 SUPPORT_THRESHOLD = 0.5
-NAMES_THRESHOLD = 0.8
+NAMES_THRESHOLD = 0.67
 _EARLY = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before)\b", re.IGNORECASE)
 _UNKNOWN = re.compile(
     r"\b(?:do(?:es)? not (?:say|state|mention|answer)|not (?:found|stated|mentioned|known)|unknown|"
@@ -85,6 +85,10 @@ def ground_answer(
     names = tuple(c for c, _, _ in scored[:MAX_CANDIDATES])
     pick, chosen_by = _choose(frame, scored, ranked, chooser)
     text, evidence = next((c, r) for c, _, r in scored if c == pick)
+    if not _supported(frame, evidence) and chosen_by == "model":
+        (text, _, evidence), chosen_by = scored[0], "code"
+    if not _supported(frame, evidence):
+        return abstain(frame, evidence.coverage)
     return _answer(frame, text, evidence, "grounded", names, chosen_by)
 
 
@@ -209,8 +213,11 @@ def _choose(
 
 def _decide(frame: QuestionFrame, ranked: Sequence[Ranked]) -> GroundedAnswer:
     """Choice and yes/no questions: each option's best sentence decides (dates compared for
-    "which came first"; a property every option's sentences share for "are both …")."""
+    "which came first"; a property every option's sentences share for "are both …"); an option
+    no source speaks of means the sources do not say."""
     per_option = [_option_evidence(option, ranked) for option in frame.options]
+    if not all(per_option):
+        return abstain(frame, 0.0)
     if frame.kind == "yesno":
         return _yes_no(frame, per_option)
     order = _by_date(frame, per_option)
