@@ -64,7 +64,7 @@ class Settings(BaseSettings):
 
     search_api: str = "local"
     search_order: str = "tavily,duckduckgo,searxng,wikipedia"
-    search_min_interval_seconds: float = Field(1.0, ge=0, le=600)
+    search_min_interval_seconds: float | None = Field(None, ge=0, le=600)
     search_max_retries: int = Field(3, ge=0, le=10)
     tavily_api_key: SecretStr | None = None
     perplexity_api_key: SecretStr | None = None

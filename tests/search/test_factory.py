@@ -114,3 +114,26 @@ def test_bad_order_is_a_configuration_error(order: str) -> None:
 
 def test_order_is_normalised_and_deduplicated() -> None:
     assert parse_order(" Wikipedia,tavily ,wikipedia") == ["wikipedia", "tavily"]
+
+
+@pytest.mark.parametrize(
+    ("api", "extra", "interval", "parallel"),
+    [
+        ("searxng", {"searxng_url": "http://127.0.0.1:8888"}, 0.0, None),
+        ("perplexity", {"perplexity_api_key": "pplx-test"}, 0.0, None),
+        ("wikipedia", {}, 0.0, 1),
+        ("duckduckgo", {}, 1.0, None),
+    ],
+)
+def test_each_engine_is_paced_as_it_asks_unless_the_operator_sets_an_interval(
+    tmp_path: Path, api: str, extra: dict[str, str], interval: float, parallel: int | None
+) -> None:
+    if api == "duckduckgo":
+        pytest.importorskip("ddgs")
+    backend, close = build_search(load(tmp_path, search_api=api, **extra))
+    assert isinstance(backend, Throttled)
+    assert (backend.limiter.min_interval, backend.max_parallel) == (interval, parallel)
+    close()
+    chosen, close = build_search(load(tmp_path, search_api=api, search_min_interval_seconds=2.5, **extra))
+    assert isinstance(chosen, Throttled) and chosen.limiter.min_interval == 2.5
+    close()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import threading
+import time
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 
@@ -169,3 +171,37 @@ def test_throttled_keeps_the_name_and_plain_backends_work() -> None:
 def test_rate_limited_error_is_a_search_error() -> None:
     error = RateLimitedError("slow down", retry_after=3.0)
     assert isinstance(error, SearchError) and error.retry_after == 3.0
+
+
+def test_max_parallel_lets_one_call_in_at_a_time() -> None:
+    inside, most = 0, 0
+    lock = threading.Lock()
+
+    class Slow:
+        name = "slow"
+
+        def search(self, query: str, *, limit: int = 5) -> list[object]:
+            nonlocal inside, most
+            with lock:
+                inside += 1
+                most = max(most, inside)
+            time.sleep(0.02)
+            with lock:
+                inside -= 1
+            return []
+
+    throttled = Throttled(Slow(), max_parallel=1)  # type: ignore[arg-type]
+    threads = [threading.Thread(target=throttled.search, args=(f"q{i}",)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert most == 1
+    unbounded = Throttled(Slow())  # type: ignore[arg-type]
+    most = 0
+    threads = [threading.Thread(target=unbounded.search, args=(f"q{i}",)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert most > 1

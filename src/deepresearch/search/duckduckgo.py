@@ -21,6 +21,9 @@ from deepresearch.search.ratelimit import RateLimitedError
 
 MAX_QUERY_CHARS = 500
 DEFAULT_TIMEOUT = 10
+MIN_INTERVAL = 1.0
+"""Seconds between two searches: ddgs scrapes result pages, and DuckDuckGo answers "202 Ratelimit"
+to a burst; one search a second is what the run asks of it."""
 MISSING = "duckduckgo needs the ddgs package: pip install 'deepresearch[web]' (or ddgs)"
 _RATELIMIT = re.compile(r"\b(202\s+ratelimit|ratelimit|rate limit|429)\b", re.IGNORECASE)
 _NO_RESULTS = "no results found"
@@ -38,6 +41,7 @@ class DuckDuckGoSearch:
 
     name = "duckduckgo"
     max_query_chars: int | None = MAX_QUERY_CHARS
+    min_interval = MIN_INTERVAL
 
     def __init__(
         self,

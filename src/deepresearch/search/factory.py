@@ -12,7 +12,7 @@ from deepresearch.search.base import SearchBackend
 from deepresearch.search.chain import SearchChain
 from deepresearch.search.local import LocalSearch
 from deepresearch.search.notes import NotesSearch
-from deepresearch.search.ratelimit import RateLimiter, RetryPolicy, Throttled
+from deepresearch.search.ratelimit import RateLimiter, RetryPolicy, Throttled, pacing_of
 from deepresearch.settings import Settings
 
 WEB = ("duckduckgo", "tavily", "perplexity", "searxng", "wikipedia")
@@ -46,10 +46,13 @@ def build_search(settings: Settings, notice: Notice | None = None) -> Built:
 
 
 def build_web_backend(name: str, settings: Settings) -> Throttled:
-    """One web engine behind its own rate limiter; ConfigurationError names a missing setting."""
+    """One web engine behind its own rate limiter, paced as the engine asks (see
+    :func:`~deepresearch.search.ratelimit.pacing_of`) unless ``SEARCH_MIN_INTERVAL_SECONDS`` is
+    set; ConfigurationError names a missing setting."""
     engine = _engine(name, settings)
+    interval, parallel = pacing_of(engine, settings.search_min_interval_seconds)
     policy = RetryPolicy(max_retries=settings.search_max_retries)
-    return Throttled(engine, limiter=RateLimiter(settings.search_min_interval_seconds), policy=policy)
+    return Throttled(engine, limiter=RateLimiter(interval), policy=policy, max_parallel=parallel)
 
 
 def build_chain(settings: Settings, notice: Notice | None = None) -> tuple[SearchChain, Callable[[], None]]:

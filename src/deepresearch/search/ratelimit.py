@@ -1,5 +1,10 @@
 """Per-backend politeness: a minimum interval between calls and retries on rate-limit answers.
 
+Each engine states its own needs as class attributes: ``min_interval`` (seconds between calls:
+1 s for DuckDuckGo, which is scraped; none for keyed APIs, SearXNG and the local index) and
+``max_parallel`` (Wikipedia's etiquette asks for one request at a time).
+:func:`pacing_of` reads them; ``SEARCH_MIN_INTERVAL_SECONDS``, when the operator sets it, wins.
+
 Backends raise :class:`RateLimitedError` when an engine says "slow down" (HTTP 429, DuckDuckGo's
 "202 Ratelimit", Tavily's usage error on 429) and :class:`~deepresearch.errors.SearchError` for
 everything else. :class:`Throttled` wraps any backend: it spaces calls by ``min_interval`` and
@@ -48,6 +53,13 @@ def parse_retry_after(value: str | None, *, now: Clock = time.time) -> float | N
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - now())
+
+
+def pacing_of(backend: object, override: float | None = None) -> tuple[float, int | None]:
+    """``(min_interval, max_parallel)`` a backend asks for; ``override`` replaces the interval."""
+    interval = override if override is not None else float(getattr(backend, "min_interval", 0.0))
+    parallel = getattr(backend, "max_parallel", None)
+    return interval, parallel if isinstance(parallel, int) and parallel > 0 else None
 
 
 class RateLimiter:
@@ -103,10 +115,13 @@ class Throttled:
         policy: RetryPolicy | None = None,
         sleep: Sleep = time.sleep,
         rng: random.Random | None = None,
+        max_parallel: int | None = None,
     ) -> None:
         self.backend = backend
         self.name = backend.name
         self.limiter = limiter or RateLimiter(0.0, sleep=sleep)
+        self.max_parallel = max_parallel
+        self._slots = threading.BoundedSemaphore(max_parallel) if max_parallel else None
         self.policy = policy or RetryPolicy()
         self._sleep = sleep
         self._rng = rng or random.Random()
@@ -120,12 +135,19 @@ class Throttled:
         """The wrapped backend's outcome, with a notice for each rate-limit retry it took."""
         notices: list[str] = []
         for attempt in range(self.policy.max_retries + 1):
-            self.limiter.wait()
             try:
-                return search_outcome(self.backend, query, limit=limit).with_notices(notices)
+                return self._call(query, limit).with_notices(notices)
             except RateLimitedError as exc:
                 notices.append(self._back_off(exc, attempt))
         raise AssertionError("unreachable: the last attempt re-raises")
+
+    def _call(self, query: str, limit: int) -> SearchOutcome:
+        if self._slots is None:
+            self.limiter.wait()
+            return search_outcome(self.backend, query, limit=limit)
+        with self._slots:
+            self.limiter.wait()
+            return search_outcome(self.backend, query, limit=limit)
 
     def close(self) -> None:
         """Close the wrapped backend if it holds resources."""

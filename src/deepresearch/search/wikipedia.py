@@ -51,6 +51,9 @@ class WikipediaSearch:
 
     name = "wikipedia"
     max_query_chars: int | None = MAX_QUERY_CHARS
+    min_interval = 0.0
+    max_parallel = 1
+    """MediaWiki's API etiquette asks for requests in series, not in parallel; it sets no interval."""
 
     def __init__(
         self,
