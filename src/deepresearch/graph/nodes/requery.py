@@ -169,8 +169,11 @@ def _model_proposals(
     round_number: int,
     weak: Sequence[tuple[TodoItem, TaskJudgement | None]],
 ) -> tuple[dict[int, str], list[str]]:
+    """The model's new queries, where the model is one that judges (a server model): the embedded
+    model's were measured usable 1 time in 10 and cost a call per round on the critical path, so
+    it gets the second-hop, bridge and template queries code writes."""
     ctx = runtime.context
-    if not weak:
+    if not weak or not ctx.use_model_judge:
         return {}, []
     result = ask_structured(
         ctx.model,
