@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deepresearch.durable import Durability
 from deepresearch.errors import (
@@ -35,6 +35,9 @@ from deepresearch.runs import RUN_FILE, RunFolder, RunStore
 from deepresearch.search.base import SearchBackend
 from deepresearch.settings import Settings
 from deepresearch.text import language_of
+
+if TYPE_CHECKING:
+    from deepresearch.fetch.client import PageFetcher
 
 EventSink = Callable[[Event], None]
 
@@ -218,8 +221,18 @@ def _build_context(
         model=InterruptibleModel(MeteredModel(model), cancelled),
         search=search,
         notes=notes,
+        fetcher=_fetcher(settings, stack),
         cancelled=cancelled,
     )
+
+
+def _fetcher(settings: Settings, stack: ExitStack) -> PageFetcher | None:
+    """The run's one page fetcher (closed when the run ends), or None when pages are not read."""
+    if not settings.fetch_full_page:
+        return None
+    from deepresearch.fetch.client import PageFetcher
+
+    return stack.enter_context(PageFetcher.from_settings(settings))
 
 
 def _open_run(question: str, settings: Settings, durable: Durability | None = None) -> tuple[RunFolder, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from pathlib import Path
 
@@ -241,3 +242,41 @@ def test_async_fetch_raises_fetch_error(site: FixtureServer) -> None:
     assert asyncio.run(fetcher.fetch(site.url("/notes.txt"))).text.startswith("Plain notes")
     with pytest.raises(FetchError):
         asyncio.run(fetcher.fetch("file:///etc/passwd"))
+
+
+def test_one_fetcher_holds_its_per_host_limit_across_threads(site: FixtureServer) -> None:
+    def slowish(handler) -> None:  # type: ignore[no-untyped-def]
+        time.sleep(0.2)
+        handler.wfile.write(b"<html><body><p>one of many pages read by two tasks</p></body></html>")
+
+    site.routes["/shared.html"] = Route(slowish, headers={"Content-Type": "text/html"})
+    results: list[list[FetchedPage | FetchError]] = []
+    with make_fetcher(per_host=2) as fetcher:
+        tasks = [
+            threading.Thread(
+                target=lambda t=t: results.append(
+                    fetcher.fetch_many([site.url(f"/shared.html?t={t}&n={n}") for n in range(3)])
+                )
+            )
+            for t in range(3)
+        ]
+        for task in tasks:
+            task.start()
+        for task in tasks:
+            task.join()
+    assert len(results) == 3 and all(isinstance(r, FetchedPage) for rs in results for r in rs)
+    assert site.max_in_flight["/shared.html"] == 2
+
+
+def test_close_stops_the_fetchers_loop_and_a_later_read_starts_anew(site: FixtureServer) -> None:
+    def loops() -> int:
+        return sum(t.name == "deepresearch-fetch" for t in threading.enumerate())
+
+    fetcher, before = make_fetcher(), loops()
+    assert isinstance(read(fetcher, site.url("/notes.txt")), FetchedPage)
+    assert loops() == before + 1
+    fetcher.close()
+    assert loops() == before
+    assert isinstance(read(fetcher, site.url("/notes.txt")), FetchedPage)
+    fetcher.close()
+    fetcher.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,28 @@ def test_a_hit_that_redirects_somewhere_unreadable_is_a_notice_and_the_run_goes_
     assert any("could not read" in n and path in n for n in result.notices)
     assert any(ARTICLE_SENTENCE in (s.content or "") for s in result.sources)
     assert result.report_markdown
+
+
+def test_every_task_reads_through_one_fetcher_that_closes_with_the_run(
+    site: FixtureServer, tmp_path: Path
+) -> None:
+    def loops() -> int:
+        return sum(t.name == "deepresearch-fetch" for t in threading.enumerate())
+
+    before, seen = loops(), []
+    site.routes["/shared-run.html"] = site.routes["/article.html"]
+
+    def during(event: Event) -> None:
+        if event.type == "sources":
+            seen.append(loops())
+
+    result = research(
+        QUESTION,
+        settings=_settings(tmp_path),
+        model=ScriptedModel(),
+        search=_search(site.url("/shared-run.html")),
+        on_event=during,
+    )
+    assert len(result.todo_items) >= 2 and len(seen) >= 2
+    assert set(seen) == {before + 1}
+    assert loops() == before

@@ -15,16 +15,18 @@ worker thread):
   a redirect to ``data:``/``javascript:``/``mailto:``, a malformed Location or host name included.
 
 Proxies from the environment are not used: a proxy would resolve host names itself and defeat the
-address check. Concurrency limits hold per call of ``fetch_all``.
+address check. Concurrency limits hold per call of ``fetch_all``; :meth:`PageFetcher.fetch_many`
+shares one client (its connections) and one set of per-host limits across every call from every
+thread, on the fetcher's own event loop, until :meth:`PageFetcher.close`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
 import ssl
-from collections.abc import Coroutine, Sequence
+import threading
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -100,21 +102,74 @@ class _Body:
     cut_short: bool
 
 
+class _SharedLoop:
+    """An event loop in a daemon thread holding one client and its per-host slots, so that every
+    blocking caller of a fetcher shares connections and limits."""
+
+    def __init__(self, make_client: Callable[[], httpx.AsyncClient]) -> None:
+        self._make_client = make_client
+        self._session: _Session | None = None
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="deepresearch-fetch", daemon=True)
+        self.thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+    async def session(self) -> _Session:
+        if self._session is None:
+            self._session = _Session(self._make_client())
+        return self._session
+
+    def close(self) -> None:
+        if self._session is not None:
+            self.run(self._session.client.aclose())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+        self.loop.close()
+
+
 class PageFetcher:
-    """Reads pages under a :class:`FetchConfig`; see the module contract."""
+    """Reads pages under a :class:`FetchConfig`; see the module contract. One fetcher serves a
+    whole run (its tasks' threads share its connections and per-host limits); close it at the end."""
 
     def __init__(self, config: FetchConfig | None = None) -> None:
         self.config = config or FetchConfig()
         folder = self.config.cache_dir
         self.cache = PageCache(folder, max_age=self.config.cache_max_age) if folder else None
+        self._shared: _SharedLoop | None = None
+        self._lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> PageFetcher:
         return cls(FetchConfig.from_settings(settings))
 
+    def __enter__(self) -> PageFetcher:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     def fetch_many(self, urls: Sequence[str]) -> list[FetchResult]:
-        """Blocking :meth:`fetch_all`, for worker threads (it runs its own event loop)."""
-        return _run_blocking(self.fetch_all(urls))
+        """Blocking reads for worker threads, on the fetcher's own loop with its shared client."""
+        return self._loop().run(self._fetch_shared(urls))
+
+    def close(self) -> None:
+        """Close the shared client and stop its loop; a later :meth:`fetch_many` starts anew."""
+        with self._lock:
+            shared, self._shared = self._shared, None
+        if shared is not None:
+            shared.close()
+
+    def _loop(self) -> _SharedLoop:
+        with self._lock:
+            if self._shared is None:
+                self._shared = _SharedLoop(self._client)
+            return self._shared
+
+    async def _fetch_shared(self, urls: Sequence[str]) -> list[FetchResult]:
+        session = await self._loop().session()
+        return list(await asyncio.gather(*(self._fetch(session, url) for url in urls)))
 
     async def fetch_all(self, urls: Sequence[str]) -> list[FetchResult]:
         """One result per URL, in order: a :class:`FetchedPage` or the :class:`FetchError`."""
@@ -239,7 +294,8 @@ class PageFetcher:
 
 def fetch_many(urls: Sequence[str], settings: Settings) -> list[FetchResult]:
     """Read ``urls`` under ``settings`` (blocking); one page or error per URL, in order."""
-    return PageFetcher.from_settings(settings).fetch_many(urls)
+    with PageFetcher.from_settings(settings) as fetcher:
+        return fetcher.fetch_many(urls)
 
 
 def _parse_url(url: str) -> httpx.URL:
@@ -279,14 +335,3 @@ async def _read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes,
         chunks.append(chunk)
         size += len(chunk)
     return b"".join(chunks), False
-
-
-def _run_blocking(coroutine: Coroutine[Any, Any, _T]) -> _T:
-    """Run ``coroutine`` to the end: here when no event loop runs in this thread, else in a
-    helper thread with its own loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()

@@ -15,15 +15,20 @@ from deepresearch.search.base import SearchBackend
 from deepresearch.settings import Settings
 
 if TYPE_CHECKING:
+    from deepresearch.fetch.client import PageFetcher
     from deepresearch.notes import NoteStore
 
 
 @dataclass
 class ResearchContext:
+    """One run's parts, shared by every task: the model, the search backend and the page fetcher
+    (one of each per run, so connections and per-host limits hold across tasks)."""
+
     settings: Settings
     model: ChatModel
     search: SearchBackend
     notes: NoteStore | None = None
+    fetcher: PageFetcher | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)
     task_slots: threading.BoundedSemaphore = field(init=False)
 

@@ -11,7 +11,7 @@ from deepresearch.citations import Source
 from deepresearch.errors import ModelError, ModelNotAvailableError, SearchError
 from deepresearch.events import event
 from deepresearch.extractive import extractive_points, render_points
-from deepresearch.fetch import PageFetcher, read_hits
+from deepresearch.fetch.hits import read_hits
 from deepresearch.graph.context import ResearchContext
 from deepresearch.graph.state import ResearchState, TaskInput, TodoItem
 from deepresearch.llm.thinking import clean_model_text, filter_stream
@@ -47,8 +47,8 @@ def _search_task(inp: TaskInput, runtime: Runtime[ResearchContext]) -> dict[str,
     except Exception as exc:  # noqa: BLE001 - a third-party backend's bug must not kill the run
         failure = f"{type(exc).__name__}: {exc}"
         hits, notices = [], [f"task {task.id}: search backend error for {task.query!r}: {failure}"]
-    if ctx.settings.fetch_full_page:
-        hits, unread = read_hits(hits, PageFetcher.from_settings(ctx.settings))
+    if ctx.settings.fetch_full_page and ctx.fetcher is not None:
+        hits, unread = read_hits(hits, ctx.fetcher)
         notices += [f"task {task.id}: {notice}" for notice in unread]
     limit = ctx.settings.max_tokens_per_source * 4
     sources = [_source(hit, task, inp["round"], limit) for hit in hits]
