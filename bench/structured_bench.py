@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from deepresearch.graph.nodes.plan import build_plan, normalize_query
+from deepresearch.graph.planning import build_plan, normalize_query
 from deepresearch.graph.schemas import JudgeOut, PlanOut, QueriesOut, RoleChoice, ShortAnswer
 from deepresearch.graph.state import ResearchRole, TaskJudgement, TodoItem
 from deepresearch.llm.base import ChatModel, Completion, Message

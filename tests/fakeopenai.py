@@ -276,8 +276,10 @@ def research_responder(overrides: Mapping[str, StepAnswer] | None = None) -> Res
             return answer(body) if callable(answer) else answer
         messages = [Message(m["role"], str(m["content"])) for m in body["messages"]]
         if step == "plan":
-            question = messages[-1].content.removeprefix("Question: ")
-            return Reply(json.dumps({"tasks": distinct_plan(question)}))
+            question = messages[-1].content.rsplit("Question: ", 1)[-1]
+            return Reply(
+                json.dumps({"role": "general_researcher", "focus": "", "tasks": distinct_plan(question)})
+            )
         call = ModelCall(step, messages, None, int(body.get("max_tokens") or 0))
         return Reply(default_answer(call))
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.graph.nodes.plan import (
+from deepresearch.graph.nodes.requery import template_queries
+from deepresearch.graph.planning import (
     ANCHOR_TITLE,
     DUPLICATE_JACCARD,
     build_plan,
@@ -21,7 +22,6 @@ from deepresearch.graph.nodes.plan import (
     question_entities,
     resolve_role,
 )
-from deepresearch.graph.nodes.requery import template_queries
 from deepresearch.graph.schemas import PlannedTask, RoleChoice
 from deepresearch.prompts.roles import guess_role, role_votes
 from deepresearch.text import STOPWORDS, key_stems

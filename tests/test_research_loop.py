@@ -45,8 +45,28 @@ def test_rounds_are_exactly_the_cap_when_the_judge_never_says_enough(
     )
     assert result.rounds == loops
     assert len(result.evaluations) == loops
-    assert model.steps().count("queries") == loops - 1
+    assert model.steps() == ["plan", *["judge"] * loops]
     assert [e.round for e in result.evaluations] == list(range(1, loops + 1))
+
+
+def test_the_judges_answer_carries_the_next_rounds_queries(settings: Settings) -> None:
+    weak = {"task_id": 2, "relevance": 0, "explanation": "weak", "next_query": "Prague Orloj 1410 builders"}
+    search = StaticSearch(default=[hit("https://example.org/a", "Clock", "A clock in a city.")])
+    model = ScriptedModel({"plan": plan("astronomical clock Prague"), "judge": json.dumps({"tasks": [weak]})})
+    research(
+        QUESTION,
+        settings=settings,
+        model=model,
+        search=search,
+        max_web_research_loops=2,
+        relevance_threshold=100,
+        model_judge=True,
+    )
+    assert "Prague Orloj 1410 builders" in search.queries
+    assert "queries" not in model.steps()
+    judged = [call for call in model.calls if call.step == "judge"]
+    assert "Round: 2" in judged[0].prompt and "next_query" in judged[0].messages[0].content
+    assert "Round:" not in judged[1].prompt and "next_query" not in judged[1].prompt
 
 
 def test_one_round_when_evidence_is_enough(settings: Settings, local_search: LocalSearch) -> None:
@@ -59,10 +79,10 @@ def test_one_round_when_evidence_is_enough(settings: Settings, local_search: Loc
 
 
 def test_evidence_accumulates_and_queries_never_repeat(settings: Settings, local_search: LocalSearch) -> None:
-    repeat = json.dumps({"queries": [{"task_id": 1, "query": "Karel Purkyně died"}]})
-    model = ScriptedModel(
-        {"plan": plan("Karel Purkyně died", "astronomical clock"), "queries": repeat, "judge": NEVER_ENOUGH}
+    repeat = json.dumps(
+        {"tasks": [{"task_id": 1, "relevance": 0, "explanation": "weak", "next_query": "Karel Purkyně died"}]}
     )
+    model = ScriptedModel({"plan": plan("Karel Purkyně died", "astronomical clock"), "judge": repeat})
     spy = _Spy(local_search)
     result = research(
         QUESTION,
@@ -84,10 +104,8 @@ def test_evidence_accumulates_and_queries_never_repeat(settings: Settings, local
 
 def test_round_two_narrows_with_the_judges_gaps(settings: Settings) -> None:
     search = StaticSearch(default=[hit("https://example.org/a", "Clock", "A clock in a city.")])
-    model = ScriptedModel(
-        {"plan": plan("astronomical clock Prague"), "queries": "not json", "judge": NEVER_ENOUGH}
-    )
-    result = research(
+    model = ScriptedModel({"plan": plan("astronomical clock Prague"), "judge": NEVER_ENOUGH})
+    research(
         QUESTION,
         settings=settings,
         model=model,
@@ -99,7 +117,6 @@ def test_round_two_narrows_with_the_judges_gaps(settings: Settings) -> None:
     second = [q for q in search.queries[1:]]
     assert second, "round 2 ran no query"
     assert all(q.startswith("astronomical clock Prague") or "purkyně" in q.lower() for q in second)
-    assert any("queries (round 2)" in f for f in result.fallbacks)
 
 
 def test_unusable_plan_falls_back_to_tasks_from_the_question(
@@ -112,6 +129,25 @@ def test_unusable_plan_falls_back_to_tasks_from_the_question(
     assert all(t.is_fallback for t in result.todo_items)
     assert "Karel Purkyně" in queries and len(queries) >= 2
     assert any(f.startswith("plan:") and "from the question's terms and names" in f for f in result.fallbacks)
+    assert result.role is not None and result.role.is_fallback and result.role.type == "historian"
+    assert any(f.startswith("role:") and "by keywords" in f for f in result.fallbacks)
+    assert model.steps() == ["plan", "plan"]
+
+
+def test_role_and_plan_come_from_one_call(settings: Settings, local_search: LocalSearch) -> None:
+    opening = {
+        "role": "historian",
+        "focus": "dates of building",
+        "tasks": json.loads(plan("Karel Purkyně"))["tasks"],
+    }
+    model = ScriptedModel({"plan": json.dumps(opening)})
+    result = research(QUESTION, settings=settings, model=model, search=local_search, max_web_research_loops=1)
+    assert result.role is not None and result.role.type == "historian" and not result.role.is_fallback
+    assert "dates of building" in result.role.instructions
+    assert "Karel Purkyně" in [t.query for t in result.todo_items]
+    assert model.steps()[0] == "plan" and "role" not in model.steps()
+    assert "Roles:" in model.calls[0].prompt and model.calls[0].schema is not None
+    assert model.calls[0].schema["required"] == ["role", "focus", "tasks"]
 
 
 def test_chinese_question_gets_chinese_fallback_task(settings: Settings) -> None:
@@ -297,7 +333,7 @@ def test_model_call_in_every_step_is_named(settings: Settings, local_search: Loc
         max_web_research_loops=2,
         relevance_threshold=100,
     )
-    assert {"role", "plan", "judge", "queries"} <= set(seen)
+    assert {"plan", "judge"} <= set(seen)
     seen.clear()
     research(QUESTION, settings=settings, model=model, search=local_search, answer_chooser="model")
     assert "answer" in seen
@@ -367,7 +403,7 @@ def test_round_two_follows_a_bridge_entity_from_the_first_hop(settings: Settings
     first_hop = hit("doc://kp", "Karel Purkyně", "Karel Purkyně (1834 – 1868, Prague) was a painter.")
     second_hop = hit("doc://orloj", "Prague astronomical clock", "The Orloj was built in 1410.")
     search = StaticSearch(default=lambda q: [second_hop] if "Prague" in q else [first_hop])
-    model = ScriptedModel({"plan": plan("Karel Purkyně died"), "queries": "{}", "judge": NEVER_ENOUGH})
+    model = ScriptedModel({"plan": plan("Karel Purkyně died"), "judge": NEVER_ENOUGH})
     result = research(
         QUESTION,
         settings=settings,

@@ -5,19 +5,58 @@
 >>> print(result.report_markdown)
 """
 
-from deepresearch.agent import research, research_stream
-from deepresearch.compat import Configuration, DeepResearchAgent, run_deep_research
-from deepresearch.errors import (
-    ConfigurationError,
-    DeepResearchError,
-    InvalidQuestionError,
-    ModelError,
-    ModelNotAvailableError,
-    SearchError,
-)
-from deepresearch.events import Event
-from deepresearch.result import ResearchResult
-from deepresearch.settings import Settings
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from deepresearch.agent import research, research_stream
+    from deepresearch.compat import Configuration, DeepResearchAgent, run_deep_research
+    from deepresearch.errors import (
+        ConfigurationError,
+        DeepResearchError,
+        InvalidQuestionError,
+        ModelError,
+        ModelNotAvailableError,
+        SearchError,
+    )
+    from deepresearch.events import Event
+    from deepresearch.result import ResearchResult
+    from deepresearch.settings import Settings
+
+_HOMES = {
+    "research": "deepresearch.agent",
+    "research_stream": "deepresearch.agent",
+    "Configuration": "deepresearch.compat",
+    "DeepResearchAgent": "deepresearch.compat",
+    "run_deep_research": "deepresearch.compat",
+    "ConfigurationError": "deepresearch.errors",
+    "DeepResearchError": "deepresearch.errors",
+    "InvalidQuestionError": "deepresearch.errors",
+    "ModelError": "deepresearch.errors",
+    "ModelNotAvailableError": "deepresearch.errors",
+    "SearchError": "deepresearch.errors",
+    "Event": "deepresearch.events",
+    "ResearchResult": "deepresearch.result",
+    "Settings": "deepresearch.settings",
+}
+"""Where each public name lives: imported on first use, so ``deepresearch --help`` and a run's
+first model call do not wait for LangGraph (measured ~0.8 s to import on 2 cores)."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'deepresearch' has no attribute {name!r}")
+    value = getattr(import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __version__ = "0.1.0"
 

@@ -11,11 +11,11 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deepresearch.durable import Durability
 from deepresearch.errors import (
     DeepResearchError,
     InvalidQuestionError,
@@ -24,7 +24,6 @@ from deepresearch.errors import (
     error_from_code,
 )
 from deepresearch.events import Event
-from deepresearch.graph.builder import build_graph
 from deepresearch.graph.context import ResearchContext
 from deepresearch.llm.base import ChatModel
 from deepresearch.llm.interruptible import InterruptibleModel
@@ -37,7 +36,9 @@ from deepresearch.settings import Settings
 from deepresearch.text import language_of
 
 if TYPE_CHECKING:
+    from deepresearch.durable import Durability
     from deepresearch.fetch.client import PageFetcher
+    from deepresearch.graph.planning import Opening
 
 EventSink = Callable[[Event], None]
 
@@ -137,6 +138,8 @@ def _run(
                 yield counter.make("status", step="setup", message=message)
             if durable is not None and durable.resume:
                 yield counter.make("status", step="resume", message="Resuming from the last checkpoint")
+            else:
+                context.opening = _send_opening(context, question)
             for ev in _drive(question, settings, context, notices, setup, counter, run, started, durable):
                 run.append_jsonl("events.jsonl", ev.as_dict())
                 yield ev
@@ -161,6 +164,8 @@ def _drive(
     started: float,
     durable: Durability | None = None,
 ) -> Iterator[Event]:
+    from deepresearch.graph.builder import build_graph
+
     graph = build_graph(checkpointer=durable.checkpointer if durable else None)
     state: dict[str, Any] = {}
     first_event: float | None = None
@@ -224,6 +229,27 @@ def _build_context(
         fetcher=_fetcher(settings, stack),
         cancelled=cancelled,
     )
+
+
+def _send_opening(context: ResearchContext, question: str) -> Future[Opening]:
+    """Send the run's first model call (role and plan) now, from a thread, so that it is answered
+    while LangGraph is imported and the graph built (about 0.8 s on 2 cores); the plan node takes
+    its result."""
+    from deepresearch.graph.planning import open_question
+
+    future: Future[Opening] = Future()
+    strip, language = context.settings.strip_thinking_tokens, language_of(question)
+
+    def send() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(open_question(context.model, question, language, strip_think=strip))
+        except BaseException as exc:  # noqa: BLE001 - handed to the plan node, which raises it
+            future.set_exception(exc)
+
+    threading.Thread(target=send, name="deepresearch-opening", daemon=True).start()
+    return future
 
 
 def _fetcher(settings: Settings, stack: ExitStack) -> PageFetcher | None:

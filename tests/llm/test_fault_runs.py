@@ -17,6 +17,7 @@ import pytest
 
 from deepresearch import research_stream
 from deepresearch.events import Event
+from deepresearch.llm.testing import distinct_plan
 from deepresearch.search.local import LocalSearch
 from deepresearch.settings import Settings
 
@@ -24,8 +25,10 @@ from ..conftest import QUESTION
 from ..fakeopenai import FakeOpenAI, Reply, research_responder, serve, step_of
 
 DEADLINE = 60.0
-STRUCTURED = ("role", "plan", "judge", "report")
-ROLE_IN_PROSE = 'Sure! Here is my choice:\n{"role": "historian", "focus": "dates"}\nHope this helps.'
+STRUCTURED = ("plan", "judge", "report")
+OPENING = json.dumps({"role": "historian", "focus": "dates", "tasks": distinct_plan(QUESTION)})
+"""Role and plan in one answer, as the opening call asks."""
+ROLE_IN_PROSE = f"Sure! Here is my choice:\n{OPENING}\nHope this helps."
 SECRET = "sk-fault-test-0123456789abcdefXYZ"
 
 
@@ -87,7 +90,7 @@ def test_a_well_behaved_server_needs_no_fallback(
 
     assert result["fallbacks"] == []
     steps = [step_of(body) for body in fake.requests]
-    assert {"role", "plan", "summarize", "judge", "report"} <= set(steps)
+    assert {"plan", "summarize", "judge", "report"} <= set(steps) and "role" not in steps
     assert result["usage"]["calls"] == len(fake.requests)
     assert result["usage"]["prompt_tokens"] > 0
 
@@ -97,7 +100,7 @@ def test_invalid_json_everywhere_falls_back_and_says_so(
 ) -> None:
     truncated = Reply('{"role": "historian", "focus": ')
     fake.responder = research_responder(
-        {**{s: Reply("not JSON, sorry") for s in STRUCTURED}, "role": truncated}
+        {**{s: Reply("not JSON, sorry") for s in STRUCTURED}, "plan": truncated}
     )
 
     result = _done(_run(_settings(tmp_path, base_url), local_search))
@@ -113,7 +116,7 @@ def test_invalid_json_everywhere_falls_back_and_says_so(
 def test_json_inside_prose_is_extracted(
     tmp_path: Path, base_url: str, fake: FakeOpenAI, local_search: LocalSearch
 ) -> None:
-    fake.responder = research_responder({"role": Reply(ROLE_IN_PROSE)})
+    fake.responder = research_responder({"plan": Reply(ROLE_IN_PROSE)})
 
     result = _done(_run(_settings(tmp_path, base_url), local_search))
 
@@ -135,7 +138,7 @@ def test_think_blocks_never_reach_events_notes_or_the_report(
     ]
     fake.responder = research_responder(
         {
-            "role": Reply(f'{think}\n{{"role": "historian", "focus": "dates"}}'),
+            "plan": Reply(f"{think}\n{OPENING}"),
             "summarize": Reply(chunks=split),
         }
     )
@@ -172,7 +175,7 @@ def test_a_500_then_success_is_retried(
     result = _done(_run(_settings(tmp_path, base_url), local_search))
 
     assert result["fallbacks"] == []
-    assert step_of(fake.requests[0]) == step_of(fake.requests[1]) == "role"
+    assert step_of(fake.requests[0]) == step_of(fake.requests[1]) == "plan"
 
 
 def test_a_429_waits_as_long_as_retry_after_says(
@@ -189,13 +192,13 @@ def test_a_429_waits_as_long_as_retry_after_says(
 def test_a_call_that_hangs_past_the_timeout_falls_back(
     tmp_path: Path, base_url: str, fake: FakeOpenAI, local_search: LocalSearch
 ) -> None:
-    fake.responder = research_responder({"role": Reply(delay=4.0)})
+    fake.responder = research_responder({"plan": Reply(delay=4.0)})
 
     result = _done(_run(_settings(tmp_path, base_url, llm_timeout=1.0), local_search))
 
     role_notes = [f for f in result["fallbacks"] if f.startswith("role:")]
     assert role_notes and "did not answer within 1s" in role_notes[0]
-    assert [step_of(b) for b in fake.requests].count("role") == 1
+    assert [step_of(b) for b in fake.requests].count("plan") == 1
 
 
 def test_a_rejected_response_format_falls_back_to_plain_json(
@@ -214,15 +217,14 @@ def test_a_rejected_response_format_falls_back_to_plain_json(
 def test_tool_calling_answers_through_the_tool(
     tmp_path: Path, base_url: str, fake: FakeOpenAI, local_search: LocalSearch
 ) -> None:
-    role = json.dumps({"role": "historian", "focus": "dates"})
-    fake.responder = research_responder({"role": Reply("", tool_arguments=role)})
+    fake.responder = research_responder({"plan": Reply("", tool_arguments=OPENING)})
 
     result = _done(_run(_settings(tmp_path, base_url, use_tool_calling=True), local_search))
 
     assert result["role"]["type"] == "historian"
     first = fake.requests[0]
-    assert first["tools"][0]["function"]["parameters"]["required"] == ["role"]
-    assert first["tool_choice"]["function"]["name"] == "submit_role"
+    assert first["tools"][0]["function"]["parameters"]["required"] == ["role", "focus", "tasks"]
+    assert first["tool_choice"]["function"]["name"] == "submit_plan"
     assert "response_format" not in first
 
 

@@ -120,7 +120,8 @@ def test_a_whole_research_run_through_the_custom_provider(
     assert {t["status"] for t in result["todo_items"]} <= {"completed", "skipped"}
     served = [c for c in result["usage"]["per_call"] if not c["streamed"]]
     assert served and all(c["model"] == ALIAS and c["prompt_tokens"] > 0 for c in served)
-    assert {"role", "plan", "judge", "report"} <= {c["step"] for c in served}
+    assert {"plan", "judge", "report"} <= {c["step"] for c in served}
+    assert not any(f.startswith("plan:") and "model call failed" in f for f in result["fallbacks"])
     assert not any(e.type == "error" for e in events)
 
 

@@ -9,7 +9,7 @@ from langgraph.types import Send
 
 from deepresearch.graph.context import ResearchContext
 from deepresearch.graph.nodes.judge import judge
-from deepresearch.graph.nodes.plan import plan_tasks, select_role
+from deepresearch.graph.nodes.plan import plan_research
 from deepresearch.graph.nodes.report import write_report
 from deepresearch.graph.nodes.requery import requery
 from deepresearch.graph.nodes.research import gather, search_task, summarize_task
@@ -21,18 +21,19 @@ class RoutedState(ResearchState, total=False):
 
 
 def build_graph(checkpointer: Any = None) -> Any:
-    """The compiled graph: role → plan → (search ∥ → summarise ∥ → judge → requery?)* → report."""
+    """The compiled graph: role and plan → (search ∥ → summarise ∥ → judge → requery?)* → report.
+
+    On the critical path, model calls only: one for role and plan, per round the summaries (in
+    parallel) and the judge (whose answer carries the next round's queries), then the report."""
     graph = StateGraph(RoutedState, context_schema=ResearchContext)
-    graph.add_node("select_role", select_role)
-    graph.add_node("plan", plan_tasks)
+    graph.add_node("plan", plan_research)
     graph.add_node("search_task", search_task)  # type: ignore[call-overload,arg-type,unused-ignore]
     graph.add_node("gather", gather)
     graph.add_node("summarize_task", summarize_task)  # type: ignore[call-overload,arg-type,unused-ignore]
     graph.add_node("judge", judge)
     graph.add_node("requery", requery)
     graph.add_node("write_report", write_report)
-    graph.add_edge(START, "select_role")
-    graph.add_edge("select_role", "plan")
+    graph.add_edge(START, "plan")
     graph.add_conditional_edges("plan", fan_out_search, ["search_task", "write_report"])
     graph.add_edge("search_task", "gather")
     graph.add_conditional_edges("gather", fan_out_summaries, ["summarize_task", "judge"])

@@ -15,7 +15,10 @@ from deepresearch.search.base import SearchBackend
 from deepresearch.settings import Settings
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from deepresearch.fetch.client import PageFetcher
+    from deepresearch.graph.planning import Opening
     from deepresearch.notes import NoteStore
 
 
@@ -30,11 +33,17 @@ class ResearchContext:
     notes: NoteStore | None = None
     fetcher: PageFetcher | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)
+    opening: Future[Opening] | None = None
     task_slots: threading.BoundedSemaphore = field(init=False)
 
     def __post_init__(self) -> None:
         # LangGraph's own max_concurrency also counts its stream reader: at 1 it deadlocks.
         self.task_slots = threading.BoundedSemaphore(self.settings.task_concurrency)
+
+    def take_opening(self) -> Opening | None:
+        """The opening call sent before the graph ran (its result or its error), once; then None."""
+        opening, self.opening = self.opening, None
+        return opening.result() if opening is not None else None
 
     def check_cancelled(self) -> None:
         if self.cancelled.is_set():

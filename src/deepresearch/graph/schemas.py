@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from deepresearch.prompts.roles import ROLE_TYPES
 
@@ -22,6 +22,17 @@ class PlanOut(BaseModel):
     tasks: list[PlannedTask] = Field(min_length=1)
 
 
+class OpeningOut(BaseModel):
+    """Role and plan in one answer; the role first, so a grammar decodes it before the tasks.
+    Required in the schema; a parsed answer without a role keeps its tasks (role by keywords)."""
+
+    model_config = ConfigDict(json_schema_extra={"required": ["role", "focus", "tasks"]})
+
+    role: str = Field("", json_schema_extra={"enum": list(ROLE_TYPES)})
+    focus: str = ""
+    tasks: list[PlannedTask] = Field(min_length=1)
+
+
 class NewQuery(BaseModel):
     task_id: int
     query: str
@@ -32,10 +43,14 @@ class QueriesOut(BaseModel):
 
 
 class ModelJudgement(BaseModel):
+    """``next_query`` is the judge's new search for a task whose evidence is thin (empty when it is
+    enough): the next round's query comes with the judgement, not from another call."""
+
     task_id: int
     relevance: float
     explanation: str = ""
     gaps: list[str] = Field(default_factory=list)
+    next_query: str = ""
 
 
 class JudgeOut(BaseModel):

@@ -49,6 +49,8 @@ class TaskJudgement(BaseModel):
     total: int = 0
     explanation: str = ""
     gaps: list[str] = Field(default_factory=list)
+    next_query: str = ""
+    """The model judge's query for the next round when this task's evidence is thin."""
 
 
 class RoundEvaluation(BaseModel):

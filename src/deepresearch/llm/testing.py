@@ -1,10 +1,11 @@
 """Model doubles for tests — ours and yours.
 
-``ScriptedModel`` answers by research step (``role``, ``plan``, ``queries``, ``judge``,
-``summarize``, ``report``). Give it text, a list of texts (served in order, the last one repeats),
-or a function of the call. Steps you do not script get a sensible built-in answer, so a test only
-scripts what it is about. Fail on purpose by scripting bad JSON, ``<think>`` blocks, empty text, or
-a function that raises :class:`deepresearch.errors.ModelError`.
+``ScriptedModel`` answers by research step (``plan``: role and tasks in one answer; ``judge``:
+judgements with the next round's queries; ``summarize``, ``report``, ``answer``; and the separate
+``role`` and ``queries`` steps the benchmarks still ask). Give it text, a list of texts (served in
+order, the last one repeats), or a function of the call. Steps you do not script get a sensible
+built-in answer, so a test only scripts what it is about. Fail on purpose by scripting bad JSON,
+``<think>`` blocks, empty text, or a function that raises :class:`deepresearch.errors.ModelError`.
 
 ``FunctionModel`` hands every call to one function.
 """
@@ -108,7 +109,7 @@ def default_answer(call: ModelCall) -> str:
         "role": lambda: json.dumps(
             {"role": "general_researcher", "instructions": "Be factual and cite sources."}
         ),
-        "plan": lambda: json.dumps({"tasks": _plan_for(question)}),
+        "plan": lambda: json.dumps(_opening_for(question)),
         "queries": lambda: json.dumps({"queries": _requeries(call.prompt)}),
         "judge": lambda: json.dumps({"tasks": _judgements(call.prompt)}),
         "summarize": lambda: f"The sources describe {question.rstrip('?')} [1].",
@@ -134,6 +135,15 @@ def distinct_plan(question: str) -> list[dict[str, str]]:
 _plan_for = distinct_plan
 
 
+def _opening_for(question: str) -> dict[str, Any]:
+    """The role and plan of the combined opening call (see :mod:`deepresearch.graph.planning`)."""
+    return {
+        "role": "general_researcher",
+        "focus": "Be factual and cite sources.",
+        "tasks": _plan_for(question),
+    }
+
+
 def _requeries(prompt: str) -> list[dict[str, Any]]:
     found = re.findall(r"task_id=(\d+) \| query=([^|\n]*)", prompt)
     rnd = _field(prompt, "Round") or "2"
@@ -141,10 +151,18 @@ def _requeries(prompt: str) -> list[dict[str, Any]]:
 
 
 def _judgements(prompt: str) -> list[dict[str, Any]]:
-    ids = re.findall(r"task_id=(\d+)", prompt)
+    """Judgements of every task; when the prompt asks for next queries (a ``Round:`` line), one
+    per task as the re-query step's default answer would write it."""
+    queries = {q["task_id"]: q["query"] for q in _requeries(prompt)} if _field(prompt, "Round") else {}
     return [
-        {"task_id": int(i), "relevance": 80, "explanation": "Sources address the task.", "gaps": []}
-        for i in ids
+        {
+            "task_id": int(i),
+            "relevance": 80,
+            "explanation": "Sources address the task.",
+            "gaps": [],
+            "next_query": queries.get(int(i), ""),
+        }
+        for i in dict.fromkeys(re.findall(r"task_id=(\d+)", prompt))
     ]
 
 

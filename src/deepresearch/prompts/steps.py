@@ -43,17 +43,26 @@ def plan_messages(question: str, role: ResearchRole, language: str) -> list[Mess
     return [Message("system", system), Message("user", f"Question: {question}")]
 
 
+def opening_messages(question: str, language: str) -> list[Message]:
+    """Role and plan in one prompt: pick the role that fits, then the tasks it would research."""
+    system = (
+        "You plan research on a question. First pick the role from the list that fits the "
+        "question best and add one line of focus. Then split the question into 3 to 5 "
+        "complementary research tasks. Each task has a short title, an intent (one sentence: what "
+        "the task must find out) and a query: search keywords made from the names and words of the "
+        f"question itself. Tasks must not repeat each other. Reply with JSON only. {language_rule(language)}"
+    )
+    user = f"Roles:\n{role_menu()}\n\nQuestion: {question}"
+    return [Message("system", system), Message("user", user)]
+
+
 def requery_messages(
     question: str,
     round_number: int,
     weak: Sequence[tuple[TodoItem, TaskJudgement | None]],
     queries_run: Sequence[str],
 ) -> list[Message]:
-    strategy = (
-        "Make each query narrower: keep the task's subject and add the missing details."
-        if round_number == 2
-        else "Try a different angle: other names, related entities or a broader framing."
-    )
+    strategy = _strategy(round_number)
     lines = [_weak_line(task, judgement) for task, judgement in weak]
     user = (
         f"Question: {question}\nRound: {round_number}\n{strategy}\n"
@@ -70,14 +79,41 @@ def _weak_line(task: TodoItem, judgement: TaskJudgement | None) -> str:
     return f"task_id={task.id} | query={task.query}{why}{gaps}"
 
 
-def judge_messages(question: str, tasks: Sequence[TodoItem]) -> list[Message]:
-    blocks = [f"task_id={t.id} | {t.title}: {t.intent}\nEvidence: {truncate(t.summary, 600)}" for t in tasks]
+def judge_messages(
+    question: str,
+    tasks: Sequence[TodoItem],
+    *,
+    next_round: int | None = None,
+    queries_run: Sequence[str] = (),
+) -> list[Message]:
+    """The judge's prompt; with ``next_round`` it also asks, for each task whose evidence is thin,
+    the next round's search query (so no separate call writes them)."""
+    blocks = [
+        f"task_id={t.id} | query={t.query} | {t.title}: {t.intent}\nEvidence: {truncate(t.summary, 600)}"
+        for t in tasks
+    ]
     system = (
         "You judge whether collected evidence answers research tasks. For each task give "
-        "relevance 0-100, a one-sentence explanation, and the facts still missing. JSON only."
+        "relevance 0-100, a one-sentence explanation, and the facts still missing."
     )
     user = f"Question: {question}\n\n" + "\n\n".join(blocks)
-    return [Message("system", system), Message("user", user)]
+    if next_round is not None:
+        system += (
+            " When a task's evidence is thin, also give next_query: one new web search query for "
+            "it; leave next_query empty when the evidence is enough."
+        )
+        user += f"\n\nRound: {next_round}\n{_strategy(next_round)}\n" + _ran(queries_run)
+    return [Message("system", system + " JSON only."), Message("user", user)]
+
+
+def _strategy(round_number: int) -> str:
+    if round_number == 2:
+        return "Make each query narrower: keep the task's subject and add the missing details."
+    return "Try a different angle: other names, related entities or a broader framing."
+
+
+def _ran(queries_run: Sequence[str]) -> str:
+    return "Queries already run (never repeat one):\n" + "\n".join(f"- {q}" for q in queries_run)
 
 
 def summarize_messages(

@@ -7,7 +7,8 @@ Task relevance is relevant/total (a task without sources scores 0); the run's re
 mean over tasks. Gaps are the question's and the task's key terms that no source of the task
 contains. Terms are compared by stem, as the index compares them (see :mod:`deepresearch.text`):
 a source with "breeds" contains the term "breed". With ``model_judge`` on, the model's score is
-averaged in; both kept.
+averaged in; both kept, and the same answer carries the model's query for each task whose evidence
+is thin (``next_query``), which the re-query step tries first: one call per round, not two.
 """
 
 from __future__ import annotations
@@ -104,12 +105,19 @@ def _model_judgements(
     judged = [t for t in state["tasks"] if t.status == "completed"]
     if not judged:
         return {}, None
+    more = state["round"] < ctx.settings.max_web_research_loops
+    messages = judge_messages(
+        state["question"],
+        judged,
+        next_round=state["round"] + 1 if more else None,
+        queries_run=state.get("queries_run", []),
+    )
     result = ask_structured(
         ctx.model,
-        judge_messages(state["question"], judged),
+        messages,
         JudgeOut,
         step="judge",
-        max_tokens=80 + 90 * len(judged),
+        max_tokens=80 + (140 if more else 90) * len(judged),
         strip_think=ctx.settings.strip_thinking_tokens,
     )
     if result.value is None:
@@ -128,6 +136,7 @@ def _blend(code: TaskJudgement, model: ModelJudgement | None) -> TaskJudgement:
             "relevance": round((code.code_relevance + score) / 2, 1),
             "explanation": f"{code.explanation} Model: {explanation}".strip(),
             "gaps": list(dict.fromkeys([*code.gaps, *(g[:80] for g in model.gaps[:5])])),
+            "next_query": " ".join(model.next_query.split())[:200],
         }
     )
 

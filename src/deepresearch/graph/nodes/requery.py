@@ -14,11 +14,8 @@ from deepresearch.answers.evidence import ranked_bridges, sentence_pool
 from deepresearch.citations import Source
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
-from deepresearch.graph.nodes.plan import ANCHOR_TITLE, is_fragment, normalize_query, question_entities
-from deepresearch.graph.schemas import QueriesOut
+from deepresearch.graph.planning import ANCHOR_TITLE, is_fragment, normalize_query, question_entities
 from deepresearch.graph.state import ResearchState, TaskJudgement, TodoItem
-from deepresearch.llm.structured import ask_structured
-from deepresearch.prompts.steps import requery_messages
 from deepresearch.text import key_stems, key_terms, missing_terms, stems, term_stems
 
 _PLACEHOLDER = re.compile(r"[\[\]{}<>]|\.\.\.|…")
@@ -36,7 +33,7 @@ def requery(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str
             message=f"Round {next_round}: new queries for {len(weak)} weak task(s)",
         )
     )
-    proposals, fallbacks = _model_proposals(state, runtime, next_round, weak)
+    proposals = judge_proposals(state)
     ran = {normalize_query(q) for q in state.get("queries_run", [])}
     hops = second_hop_queries(state["question"], state.get("sources", []))
     hops = [q for q in hops if normalize_query(q) not in ran]
@@ -53,7 +50,6 @@ def requery(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str
     update: dict[str, Any] = {
         "tasks": updated,
         "active_task_ids": [t.id for t in updated],
-        "fallbacks": fallbacks,
         "timings": {"requery": time.perf_counter() - started},
     }
     if updated:
@@ -163,26 +159,10 @@ def _join(*parts: str | Iterable[str]) -> str:
     return " ".join(w for w in words if w)
 
 
-def _model_proposals(
-    state: ResearchState,
-    runtime: Runtime[ResearchContext],
-    round_number: int,
-    weak: Sequence[tuple[TodoItem, TaskJudgement | None]],
-) -> tuple[dict[int, str], list[str]]:
-    """The model's new queries, where the model is one that judges (a server model): the embedded
-    model's were measured usable 1 time in 10 and cost a call per round on the critical path, so
-    it gets the second-hop, bridge and template queries code writes."""
-    ctx = runtime.context
-    if not weak or not ctx.use_model_judge:
-        return {}, []
-    result = ask_structured(
-        ctx.model,
-        requery_messages(state["question"], round_number, weak, state.get("queries_run", [])),
-        QueriesOut,
-        step="queries",
-        max_tokens=40 + 50 * len(weak),
-        strip_think=ctx.settings.strip_thinking_tokens,
-    )
-    if result.value is None:
-        return {}, [f"queries (round {round_number}): {result.error}; used template queries"]
-    return {q.task_id: q.query for q in result.value.queries}, []
+def judge_proposals(state: ResearchState) -> dict[int, str]:
+    """The model judge's next queries from the latest evaluation (see :mod:`.judge`), by task id;
+    empty when the judge is off (the embedded model: its queries were measured usable 1 time in
+    10) or failed, and code's second-hop, bridge and template queries stand alone."""
+    evaluations = state.get("evaluations", [])
+    latest = evaluations[-1].tasks if evaluations else []
+    return {j.task_id: j.next_query for j in latest if j.next_query}

@@ -1,0 +1,350 @@
+"""Planning by code around one model call: the role and the tasks come from one structured answer
+(the opening of a run), and code checks and completes both.
+
+Nothing here imports LangGraph, so a run can send its opening call while the graph is still being
+imported (see :func:`deepresearch.agent.research_stream`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from deepresearch.graph.schemas import OpeningOut, PlannedTask, RoleChoice
+from deepresearch.graph.state import ResearchRole, TodoItem
+from deepresearch.llm.base import ChatModel
+from deepresearch.llm.structured import Structured, ask_structured, parse_as
+from deepresearch.prompts.roles import ROLE_TYPES, ROLES, guess_role, role_spec, role_votes
+from deepresearch.prompts.steps import opening_messages
+from deepresearch.text import STOPWORDS, key_stems, key_terms, stem, tokens
+
+MAX_TASKS, MIN_TASKS = 5, 3
+DUPLICATE_JACCARD = 0.8
+ANCHOR_TITLE = "The question as asked"
+"""The title of the task that searches the question's own key terms; its intent is boilerplate."""
+_DANGLING = frozenset(
+    "a an the and or nor but of to from with by as than that into about between whose via".split()  # noqa: SIM905
+)
+_NAME_STARTS = frozenset(
+    "new san santa saint st los las el le la de del da di van von der den du mount mt lake fort".split()  # noqa: SIM905
+)
+_PLACEHOLDER = re.compile(r"[\[\]{}<>]|\.\.\.|…")
+_COMMON_CAPITALISED = frozenset(
+    """january february march april may june july august september october november december monday
+    tuesday wednesday thursday friday saturday sunday american german french dutch greek swiss thai
+    israeli iraqi pakistani african mexican olympic catholic christian muslim jewish""".split()  # noqa: SIM905
+)
+_ENTITY = re.compile(
+    r"\"([^\"]{3,80})\"|((?:[A-Z][\w'’.-]*\s+(?:(?:of|the|de|and|von|van|la|le)\s+)*)*[A-Z][\w'’.-]+)"
+)
+
+
+OPENING_MAX_TOKENS = 480
+"""The role (80 tokens) and the plan (400) of the two calls this one replaces."""
+
+
+@dataclass
+class Opening:
+    """What the opening call settled: the role, the tasks, and every fallback taken."""
+
+    role: ResearchRole
+    tasks: list[TodoItem]
+    fallbacks: list[str] = field(default_factory=list)
+
+
+def open_question(model: ChatModel, question: str, language: str, *, strip_think: bool = True) -> Opening:
+    """Role and plan from one structured call (one model call on the critical path, not two).
+
+    When the answer fails the combined schema, the role still comes from it if its role part
+    parses, else from the question's keywords; the tasks come from :func:`build_plan`'s fallbacks
+    (the question's terms and names)."""
+    result = ask_structured(
+        model,
+        opening_messages(question, language),
+        OpeningOut,
+        step="plan",
+        max_tokens=OPENING_MAX_TOKENS,
+        strip_think=strip_think,
+    )
+    value = result.value
+    choice = RoleChoice(role=value.role, focus=value.focus) if value else _salvaged_role(result, strip_think)
+    role, fallbacks = resolve_role(choice, question), []
+    if role.is_fallback:
+        fallbacks.append(_role_note(choice, result.error, role))
+    tasks, plan_notes = build_plan(question, language, value.tasks if value else [], result.error)
+    return Opening(role=role, tasks=tasks, fallbacks=[*fallbacks, *plan_notes])
+
+
+def _salvaged_role(result: Structured[OpeningOut], strip_think: bool) -> RoleChoice | None:
+    """The role part of an answer whose tasks failed the schema, when it parses on its own."""
+    for text in reversed(result.raw):
+        try:
+            return parse_as(RoleChoice, text, strip_think=strip_think)
+        except ValueError:
+            continue
+    return None
+
+
+def build_plan(
+    question: str, language: str, proposed: list[PlannedTask], error: str | None = None
+) -> tuple[list[TodoItem], list[str]]:
+    """Keep the model's usable tasks; with too few (or none), add tasks code derives from the
+    question (its terms, its names); with nothing at all, the single fallback task. One task
+    always searches the question as asked."""
+    kept, dropped = _usable(question, proposed)
+    rejected = sum(dropped.values())
+    why = ", ".join(f"{n} {reason}" for reason, n in dropped.items())
+    if not kept:
+        reason = error or (f"{rejected} proposed task(s) unusable ({why})" if rejected else "empty plan")
+        derived = [] if language == "zh" else _top_up(question, _with_anchor(question, []))
+        if not derived:
+            return [fallback_task(question, language)], [f"plan: {reason}; using the fallback task"]
+        fallbacks = [f"plan: {reason}; planned from the question's terms and names"]
+        update = [{"id": i + 1, "is_fallback": True} for i in range(len(derived))]
+        return [t.model_copy(update=u) for t, u in zip(derived[:MAX_TASKS], update, strict=False)], fallbacks
+    fallbacks = [f"plan: dropped {rejected} unusable task(s) ({why})"] if rejected else []
+    tasks = _with_anchor(question, kept)
+    if len(tasks) < MIN_TASKS:
+        tasks = _top_up(question, tasks)
+        fallbacks.append("plan: added tasks derived from the question's names")
+    return [t.model_copy(update={"id": i + 1}) for i, t in enumerate(tasks[:MAX_TASKS])], fallbacks
+
+
+def fallback_task(question: str, language: str) -> TodoItem:
+    if language == "zh":
+        return TodoItem(
+            id=1,
+            title="背景梳理",
+            intent=f"梳理与“{question}”相关的基础背景与最新进展",
+            query=f"{question} 最新进展",
+            is_fallback=True,
+        )
+    return TodoItem(
+        id=1,
+        title="background",
+        intent=f"Background and latest developments on: {question}",
+        query=f"{question} latest developments",
+        is_fallback=True,
+    )
+
+
+def normalize_query(query: str) -> str:
+    return " ".join(tokens(query))
+
+
+def _usable(question: str, proposed: list[PlannedTask]) -> tuple[list[TodoItem], Counter[str]]:
+    """The proposed tasks worth running, and why the others were dropped: off topic, a
+    placeholder, a fragment (:func:`is_fragment`) or a near-duplicate of a task kept before it
+    (:func:`near_duplicate`)."""
+    question_stems = set(key_stems(question))
+    kept: list[TodoItem] = []
+    dropped: Counter[str] = Counter()
+    for item in proposed:
+        query = " ".join(item.query.split())[:200].strip(" \"'")
+        reason = _flaw(query, question_stems, kept)
+        if reason:
+            dropped[reason] += 1
+            continue
+        title = " ".join(item.title.split())[:80]
+        title = title if title and not is_fragment(title, min_terms=1) else _title_of(query)
+        intent = " ".join(item.intent.split())[:300] or title
+        kept.append(TodoItem(id=len(kept) + 1, title=title, intent=intent, query=query))
+    return kept, dropped
+
+
+def _flaw(query: str, question_stems: set[str], kept: list[TodoItem]) -> str | None:
+    terms = set(key_stems(query))
+    if is_fragment(query):
+        return "fragment"
+    if _PLACEHOLDER.search(query):
+        return "placeholder"
+    if question_stems and not question_stems & terms:
+        return "off topic"
+    if _repeats(terms, [set(key_stems(t.query)) for t in kept], question_stems):
+        return "near-duplicate"
+    return None
+
+
+def is_fragment(text: str, *, min_terms: int = 2) -> bool:
+    """Whether a task's query (or, with ``min_terms=1``, its title) is a fragment, not a search.
+
+    Fragments have fewer than ``min_terms`` content terms ("Which U.S.", "If Gallu"), or end in a
+    word that cannot end a phrase (an article, a preposition, a conjunction: "History of the") or
+    in the capitalised first word of a longer name ("Karel Purkyně died in New"). A question mark
+    ends a question, not a cut ("Which genre is he associated with?").
+    """
+    if len(key_terms(text)) < min_terms:
+        return True
+    if text.rstrip().endswith("?"):
+        return False
+    last = text.split()[-1].strip(".,;:!\"'()")
+    return last.lower() in _DANGLING or (last[:1].isupper() and last.lower().rstrip(".") in _NAME_STARTS)
+
+
+def near_duplicate(a: set[str], b: set[str]) -> bool:
+    """Two tasks' key stems ask the same thing: Jaccard ≥ 0.8, or one set inside the other."""
+    if not a or not b:
+        return a == b
+    return len(a & b) / len(a | b) >= DUPLICATE_JACCARD or a <= b or b <= a
+
+
+def _with_anchor(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
+    """The question's own key terms as the first task, unless a task already searches nearly
+    that (Jaccard ≥ 0.8; a narrower task is a sub-question, not a repeat of the whole)."""
+    anchor_query = " ".join(key_terms(question)) or question
+    anchor_stems = set(key_stems(anchor_query))
+    if any(_jaccard(anchor_stems, set(key_stems(t.query))) >= DUPLICATE_JACCARD for t in tasks):
+        return tasks
+    anchor = TodoItem(
+        id=0,
+        title=ANCHOR_TITLE,
+        intent=f"Find passages that answer: {question}",
+        query=anchor_query,
+    )
+    return [anchor, *tasks][:MAX_TASKS]
+
+
+def _top_up(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
+    """Add entity tasks, then one task on the question's terms no query covers yet; never a
+    fragment or a near-duplicate (a narrower part of the whole question is no repeat of it)."""
+    anchor = set(key_stems(question))
+    have = [anchor, *(set(key_stems(t.query)) for t in tasks)]
+    extra: list[TodoItem] = []
+    entities = question_entities(question)
+    for name in entities:
+        query = entity_query(name, question, entities) or ""
+        terms = set(key_stems(query))
+        if query and len(tasks) + len(extra) < MIN_TASKS and not _repeats(terms, have, anchor):
+            have.append(terms)
+            intent = f"Who or what is {name}, as the question needs"
+            extra.append(TodoItem(id=0, title=name, intent=intent, query=query))
+    covered = set().union(*(h for h in have if _jaccard(h, anchor) < DUPLICATE_JACCARD))
+    rest = " ".join(t for t in key_terms(question) if stem(t) not in covered)
+    fresh = not _repeats(set(key_stems(rest)), have, anchor)
+    if rest and fresh and not is_fragment(rest) and len(tasks) + len(extra) < MIN_TASKS:
+        extra.append(
+            TodoItem(
+                id=0, title=f"Details: {rest}", intent=f"What the question says about {rest}", query=rest
+            )
+        )
+    return [*tasks, *extra]
+
+
+def _repeats(terms: set[str], have: list[set[str]], question: set[str]) -> bool:
+    """Whether a task with key stems ``terms`` repeats one of ``have``. A task that searches the
+    whole question (Jaccard ≥ 0.8 with it) is repeated only by another such task: a narrower
+    task is a part of the question, not a repeat of it."""
+    for other in have:
+        whole = _jaccard(other, question) >= DUPLICATE_JACCARD
+        if _jaccard(terms, other) >= DUPLICATE_JACCARD or (not whole and near_duplicate(terms, other)):
+            return True
+    return False
+
+
+def entity_query(name: str, question: str, entities: list[str]) -> str | None:
+    """The search for one name of the question: the name itself when it holds two content terms;
+    a one-word name gets the question's first term that is no name and no ``-ed``/``-ing`` form
+    ("Gallu" → "Gallu demon", "Leland" → "Leland film"), since one word alone is a fragment.
+    ``None`` when nothing fits."""
+    if not is_fragment(name):
+        return name
+    named = {stem(t) for entity in entities for t in key_terms(entity)}
+    context = next(
+        (t for t in key_terms(question) if stem(t) not in named and not t.endswith(("ed", "ing"))), None
+    )
+    query = f"{name} {context}" if context else ""
+    return query if query and not is_fragment(query) else None
+
+
+def question_entities(question: str) -> list[str]:
+    """Quoted titles and capitalised names in the question, longest first.
+
+    Leading stopwords are not part of a name ("Which U.S. state" → "U.S.", "If Gallu" → "Gallu"),
+    names joined by "and" are two names, a possessive ends a name, and what is left must hold a
+    content term. A lone capitalised word that opens the question ("Describe …") is no name.
+    """
+    found: dict[str, None] = {}
+    for match in _ENTITY.finditer(question):
+        quoted = match.group(1) is not None
+        parts = [match.group(1)] if quoted else re.split(r"\s+and\s+", match.group(2) or "")
+        for index, part in enumerate(parts):
+            name, trimmed = _trim_name(part.strip(), quoted)
+            opens = match.start() == 0 and index == 0 and not trimmed and " " not in name
+            if name and key_terms(name) and not opens:
+                found.setdefault(name, None)
+    return sorted(found, key=len, reverse=True)
+
+
+def _trim_name(name: str, quoted: bool) -> tuple[str, bool]:
+    """``name`` without leading stopwords, what follows a full stop ("OBE. Does" → "OBE.") and a
+    trailing possessive (``""`` for a lone month, weekday or nationality: no name to research);
+    whether leading words were cut."""
+    if quoted:
+        return name, False
+    words_ = name.split()
+    start, end = 0, len(words_)
+    while start < end - 1 and words_[start].lower() in STOPWORDS:
+        start += 1
+    end = next((i for i in range(start + 1, end) if _sentence_break(words_[i - 1], words_[i])), end)
+    trimmed = re.sub(r"['’]s?$", "", " ".join(words_[start:end])).rstrip(",;:")
+    if trimmed.endswith(".") and trimmed.split()[-1].count(".") == 1:
+        trimmed = trimmed[:-1]
+    if trimmed.lower() in STOPWORDS or _is_common_word(trimmed):
+        return "", True
+    return trimmed, start > 0
+
+
+def _title_of(query: str, limit: int = 60) -> str:
+    """A title cut from a query at a word boundary, without the words that would leave it dangling."""
+    if len(query) <= limit:
+        return query
+    words_ = query[:limit].rsplit(" ", 1)[0].split()
+    while len(words_) > 1 and (words_[-1].lower().strip(",;:") in STOPWORDS | _DANGLING):
+        words_.pop()
+    return " ".join(words_).rstrip(",;:") + "…"
+
+
+def _sentence_break(before: str, word: str) -> bool:
+    return before.endswith(".") and word.lower() in STOPWORDS
+
+
+def _is_common_word(name: str) -> bool:
+    lowered = name.lower()
+    if " " in lowered:
+        return False
+    return lowered in _COMMON_CAPITALISED or lowered.endswith(("ian", "ean", "ish", "ese"))
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
+def resolve_role(choice: RoleChoice | None, question: str) -> ResearchRole:
+    """The model's role, unless it is unusable or no word of the question supports it.
+
+    A specialised role (travel guide, finance analyst, …) stands only with at least one of its
+    keywords in the question; otherwise the keyword guess wins — another role with votes, else the
+    general researcher (a history question is not a travel guide's, nor a mythology question a
+    finance analyst's, whatever a 135M model says). The general researcher fits every question,
+    so the model's choice of it stands.
+    """
+    if choice is not None and choice.role in ROLE_TYPES:
+        spec = role_spec(choice.role)
+        if spec is not ROLES[0] and role_votes(question)[spec.type] == 0:
+            return _keyword_role(question)
+        focus = " ".join(choice.focus.split())[:200]
+        instructions = f"{spec.instructions} {focus}".strip()
+        return ResearchRole(type=spec.type, label=spec.label, instructions=instructions)
+    return _keyword_role(question)
+
+
+def _keyword_role(question: str) -> ResearchRole:
+    spec = guess_role(question)
+    return ResearchRole(type=spec.type, label=spec.label, instructions=spec.instructions, is_fallback=True)
+
+
+def _role_note(choice: RoleChoice | None, error: str | None, role: ResearchRole) -> str:
+    if choice is not None and choice.role in ROLE_TYPES:
+        return f"role: no word of the question fits the model's {choice.role}; chose {role.type} by keywords"
+    return f"role: {error or 'unknown role'}; chose {role.type} by keywords"
