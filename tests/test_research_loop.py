@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Callable
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from deepresearch import InvalidQuestionError, research, research_stream
+from deepresearch.cli.progress import ReportPrinter
 from deepresearch.events import EVENT_TYPES
 from deepresearch.llm.testing import ModelCall, ScriptedModel
 from deepresearch.search.local import LocalSearch
@@ -266,6 +268,25 @@ def test_stream_and_blocking_give_the_same_result(settings: Settings, local_sear
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
     types = {e.type for e in events}
     assert set(EVENT_TYPES) - {"error"} <= types
+    chunks = [e for e in events if e.type == "report_chunk"]
+    final = next(e for e in events if e.type == "final_report")
+    assert len(chunks) > 3 and "".join(e.data["content"] for e in chunks) == final.data["report"]
+    assert max(e.seq for e in chunks) < final.seq
+
+
+def test_the_cli_prints_the_report_as_it_streams(settings: Settings, local_search: LocalSearch) -> None:
+    seen: list[str] = []
+
+    class Recording(io.StringIO):
+        def write(self, text: str) -> int:
+            seen.append(text)
+            return super().write(text)
+
+    printer = ReportPrinter(None, Recording())
+    result = research(
+        QUESTION, settings=settings, model=ScriptedModel(), search=local_search, on_event=printer
+    )
+    assert printer.printed and "".join(seen) == result.report_markdown and len(seen) > 3
 
 
 def test_notes_and_run_folder_are_written(settings: Settings, local_search: LocalSearch) -> None:

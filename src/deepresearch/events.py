@@ -14,6 +14,7 @@ EventType = Literal[
     "task_summary_chunk",
     "evaluation",
     "report_note",
+    "report_chunk",
     "final_report",
     "done",
     "error",

@@ -36,7 +36,7 @@ def research(
 ) -> None:
     """Research QUESTION and print a cited Markdown report."""
     from deepresearch.agent import research as run_research
-    from deepresearch.cli.progress import ProgressPrinter
+    from deepresearch.cli.progress import ProgressPrinter, ReportPrinter
 
     with _friendly_errors():
         if corpus is not None and index is not None:
@@ -50,14 +50,15 @@ def research(
         settings = Settings.load(overrides)
         if corpus is not None:
             settings = settings.with_overrides(index_path=_index_corpus(settings, corpus, quiet))
-        sink = None if quiet else ProgressPrinter(err)
+        progress = None if quiet else ProgressPrinter(err)
+        sink = progress if as_json else ReportPrinter(progress)
         result = run_research(question, settings=settings, on_event=sink)
     if out is not None:
         out.write_text(result.report_markdown, encoding="utf-8")
         err.print(f"[dim]report written to {out}[/dim]")
     if as_json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
-    else:
+    elif not (isinstance(sink, ReportPrinter) and sink.printed):
         sys.stdout.write(result.report_markdown)
 
 

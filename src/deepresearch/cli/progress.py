@@ -1,6 +1,9 @@
-"""Rendering run events as progress lines on stderr."""
+"""Rendering run events: progress lines on stderr, the report's text on stdout as it streams."""
 
 from __future__ import annotations
+
+import sys
+from typing import TextIO
 
 from rich.console import Console
 from rich.markup import escape
@@ -54,3 +57,21 @@ class ProgressPrinter:
 
     def _on_error(self, item: Event) -> None:
         self.console.print(f"[red]error:[/red] {escape(str(item.data.get('message')))}")
+
+
+class ReportPrinter:
+    """Writes the report's ``report_chunk`` pieces to ``out`` as they arrive, then passes every
+    event on to ``progress``; ``printed`` says whether any report text was written."""
+
+    def __init__(self, progress: ProgressPrinter | None, out: TextIO | None = None) -> None:
+        self.progress = progress
+        self.out = out or sys.stdout
+        self.printed = False
+
+    def __call__(self, item: Event) -> None:
+        if self.progress is not None:
+            self.progress(item)
+        if item.type == "report_chunk":
+            self.out.write(str(item.data.get("content", "")))
+            self.out.flush()
+            self.printed = True

@@ -151,11 +151,12 @@ class ErrorBody(BaseModel):
 
 SSE_DOC = (
     "Server-Sent Events. Each event has `event:` = its type (status, todo_list, task_status, sources, "
-    "task_summary_chunk, evaluation, report_note, final_report, done, error), `id:` = its sequence number "
-    "and `data:` = the event as JSON (`type`, `seq`, `task_id`, `step`, `data`, and `time`, the Unix time "
-    "the server received it). A `: ping` comment is sent every 15 s. The last event is `done` (its "
-    "`data.result` is the full result) or `error` (`data.message`, and `data.code`: configuration, "
-    "model_unavailable, model_timeout, cancelled, internal, ...)."
+    "task_summary_chunk, evaluation, report_note, report_chunk, final_report, done, error), `id:` = "
+    "its sequence number and `data:` = the event as JSON (`type`, `seq`, `task_id`, `step`, `data`, "
+    "and `time`, the Unix time the server received it). A `: ping` comment is sent every 15 s. The "
+    "last event is `done` (its `data.result` is the full result) or `error` (`data.message`, and "
+    "`data.code`: configuration, model_unavailable, model_timeout, cancelled, internal, ...). The "
+    "`data.content` of the report_chunk events, joined in order, is the final report's text."
 )
 SSE_RESPONSE: dict[int | str, dict[str, Any]] = {
     200: {

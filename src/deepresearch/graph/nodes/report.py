@@ -1,7 +1,11 @@
-"""Writing the report (model draft, code rendering) and keeping it as a conclusion note."""
+"""Writing the report (model draft, code rendering) and keeping it as a conclusion note.
+
+The rendered report streams as ``report_chunk`` events (a paragraph each) before ``final_report``:
+citations are resolved and references rendered by code, so text is streamed once it is rendered."""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -52,6 +56,8 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
     if ctx.notes is not None:
         note = write_conclusion_note(ctx.notes, state, report)
         runtime.stream_writer(event("report_note", step="report", note_id=note.id, note_path=str(note.path)))
+    for chunk in report_chunks(report.markdown):
+        runtime.stream_writer(event("report_chunk", step="report", content=chunk))
     runtime.stream_writer(
         event(
             "final_report", step="report", report=report.markdown, removed_citations=report.removed_citations
@@ -78,6 +84,12 @@ def _model_draft(state: ResearchState, ctx: ResearchContext) -> tuple[ReportDraf
         strip_think=ctx.settings.strip_thinking_tokens,
     )
     return result.value, result.error
+
+
+def report_chunks(markdown: str) -> list[str]:
+    """The report's text in the pieces it is streamed in (``report_chunk`` events): a paragraph
+    each, blank lines kept, so that the pieces joined are the report exactly."""
+    return [piece for piece in re.split(r"(?<=\n\n)", markdown) if piece]
 
 
 def _chooser(ctx: ResearchContext) -> Chooser | None:
