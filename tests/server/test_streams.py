@@ -50,6 +50,9 @@ def test_stream_events_arrive_in_order(serve: Serve) -> None:
     assert finished == {t["id"] for t in plan}
     result = events[-1].data["data"]["result"]
     assert result["report_markdown"] == events[types.index("final_report")].data["data"]["report"]
+    chunks = [m.data["data"]["content"] for m in events if m.event == "report_chunk"]
+    assert len(chunks) > 1 and "".join(chunks) == result["report_markdown"]
+    assert types.index("report_chunk") > types.index("evaluation")
 
 
 def test_get_stream_reads_like_event_source(serve: Serve) -> None:
