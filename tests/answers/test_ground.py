@@ -123,3 +123,25 @@ def test_a_server_models_answer_is_checked_against_the_sources(
 ) -> None:
     got = check_answer("When was the astronomical clock in Prague built?", written, [PURKYNE, CLOCK])
     assert (got.status, got.source_id) == (status, source_id)
+
+
+def test_a_yes_no_question_is_never_answered_with_a_name() -> None:
+    got = ground_answer("Is it true?", [PIZZA])
+    assert got.status == "abstained"
+
+
+def test_a_passage_titled_by_the_questions_subject_ranks_first() -> None:
+    sources = [
+        src(
+            1,
+            "Granite Peak (Humboldt County)",
+            "Granite Peak is a mountain summit in Humboldt County, part of the Santa Rosa Range.",
+        ),
+        src(
+            2,
+            "Humboldt Peak (Colorado)",
+            "Humboldt Peak is a high mountain summit, part of the Sangre de Cristo Range.",
+        ),
+    ]
+    got = ground_answer("Humboldt Peak is part of what mountain range?", sources)
+    assert (got.text, got.source_id) == ("Sangre de Cristo Range", 2)

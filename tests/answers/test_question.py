@@ -43,10 +43,31 @@ def test_kind_of_answer(question: str, kind: str) -> None:
         ("Which plant is larger, the Pterocarya or the Cotula?", ("Pterocarya", "Cotula")),
         ("Are Medici and Senet both board games?", ("Medici", "Senet")),
         ("Are Nantong and Jingdezhen situated in the same province ?", ("Nantong", "Jingdezhen")),
+        (
+            "Are both magazines, the Woman's Viewpoint and Pick Me Up, British publications?",
+            ("Woman's Viewpoint", "Pick Me Up"),
+        ),
+        (
+            "The director Armando Iannucci has an OBE. Does the director Puneet Sira also have one?",
+            ("Armando Iannucci", "Puneet Sira"),
+        ),
     ],
 )
 def test_options_named_by_the_question(question: str, options: tuple[str, ...]) -> None:
     assert frame_question(question).options == options
+
+
+@pytest.mark.parametrize(
+    ("question", "noun"),
+    [
+        ("In what county is the city where Harris W. Fawell was born?", "county"),
+        ("Humboldt Peak, in the state where Silverton is located, is part of what mountain range?", "range"),
+        ("Toad Hall is a residential hall in a university located in what Australian city?", "city"),
+        ("Terry McGurrin was the story editor for the show which was written by who?", None),
+    ],
+)
+def test_the_noun_the_question_asks_about(question: str, noun: str | None) -> None:
+    assert frame_question(question).type_noun == noun
 
 
 def test_type_noun_and_names() -> None:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from deepresearch.answers.question import AnswerKind
+if TYPE_CHECKING:
+    from deepresearch.answers.question import AnswerKind
 
 _MONTH = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|December"

@@ -24,6 +24,7 @@ MAX_SENTENCES_PER_SOURCE = 40
 BRIDGE_SEEDS = 6
 NAME_WEIGHT = 1.0
 OWN_SHARE = 0.1
+TITLE_BONUS = 0.1
 _ABBREVIATION = re.compile(
     r"(?:\b[A-Z]|\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Mt|No|vs|Inc|Co|Ltd))\.$"
 )
@@ -108,7 +109,10 @@ def coverage(terms: frozenset[str], weights: dict[str, float]) -> float:
 
 
 def rank_sentences(
-    question_terms: Sequence[str], pool: Sequence[Sentence], names: frozenset[str] = frozenset()
+    question_terms: Sequence[str],
+    pool: Sequence[Sentence],
+    names: frozenset[str] = frozenset(),
+    question_text: str = "",
 ) -> list[Ranked]:
     """Sentences best first. Score: coverage of the question by the sentence and its bridge
     sentence together, plus a little of the sentence's own coverage (to break ties).
@@ -116,7 +120,8 @@ def rank_sentences(
     weights = term_weights(question_terms, pool, names)
     question = set(question_terms)
     direct = {id(s): coverage(s.all_terms, weights) for s in pool}
-    seeds = sorted(pool, key=lambda s: -direct[id(s)])[:BRIDGE_SEEDS]
+    bonus = {id(s): TITLE_BONUS * _titled(s, question_text) if question_text else 0.0 for s in pool}
+    seeds = sorted(pool, key=lambda s: -(direct[id(s)] + bonus[id(s)]))[:BRIDGE_SEEDS]
     common = _common_names(pool)
     bridges = [
         (name, seed)
@@ -125,22 +130,35 @@ def rank_sentences(
         for name in _bridge_names(seed, question)
         if name not in common
     ]
-    ranked = [_best_chain(s, direct[id(s)], bridges, weights) for s in pool]
+    ranked = [_best_chain(s, direct[id(s)], bridges, weights, bonus) for s in pool]
     return sorted(ranked, key=lambda r: -r.score)
 
 
 def _best_chain(
-    sentence: Sentence, own: float, bridges: Sequence[tuple[str, Sentence]], weights: dict[str, float]
+    sentence: Sentence,
+    own: float,
+    bridges: Sequence[tuple[str, Sentence]],
+    weights: dict[str, float],
+    bonus: dict[int, float],
 ) -> Ranked:
-    best = Ranked(sentence, own * (1 + OWN_SHARE), own)
+    """The sentence scored alone and through each bridge that leads to it; a chain keeps the
+    title bonus of either end (the question's subject may title the bridge's passage)."""
+    best = Ranked(sentence, own * (1 + OWN_SHARE) + bonus[id(sentence)], own)
     for name, seed in bridges:
         if seed is sentence or not _mentions(sentence, name):
             continue
         chained = coverage(sentence.all_terms | seed.all_terms, weights)
-        score = chained + OWN_SHARE * own
+        score = chained + OWN_SHARE * own + max(bonus[id(sentence)], bonus[id(seed)])
         if score > best.score:
             best = Ranked(sentence, score, chained, via=seed, bridge=name)
     return best
+
+
+def _titled(sentence: Sentence, question: str) -> bool:
+    """The sentence's passage is titled by a name the question writes out ("Humboldt Peak
+    (Colorado)" for a question on Humboldt Peak): that passage is about the question's subject."""
+    title = re.sub(r"\s*\(.*?\)\s*$", "", sentence.title).strip()
+    return len(title) > 3 and re.search(rf"\b{re.escape(title)}\b", question, re.IGNORECASE) is not None
 
 
 def _common_names(pool: Sequence[Sentence]) -> set[str]:

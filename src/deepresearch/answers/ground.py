@@ -73,9 +73,11 @@ def ground_answer(
 ) -> GroundedAnswer:
     """The grounded answer to ``question`` from ``sources`` (see the module docstring)."""
     frame = frame_question(question)
-    ranked = rank_sentences(frame.terms, sentence_pool(sources), frame.names)
+    ranked = rank_sentences(frame.terms, sentence_pool(sources), frame.names, frame.text)
     if frame.kind in ("yesno", "choice") and frame.options and ranked:
         return _decide(frame, ranked)
+    if frame.kind == "yesno":
+        return abstain(frame, ranked[0].coverage if ranked else 0.0)
     if not ranked or not _supported(frame, ranked[0]):
         return abstain(frame, ranked[0].coverage if ranked else 0.0)
     scored = score_candidates(frame, ranked[:TOP_SENTENCES])

@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from deepresearch.text import key_stems, key_terms
+from deepresearch.answers.candidates import names
+from deepresearch.text import STOPWORDS, key_stems, key_terms
 
 AnswerKind = Literal["yesno", "choice", "date", "number", "place", "person", "entity"]
 
@@ -93,7 +94,7 @@ _PLACE = re.compile(rf"\bwhere\b|\b(?:what|which) (?:\w+ )?(?:{'|'.join(PLACE_NO
 _PERSON = re.compile(
     rf"\b(?:who|whom|whose)\b|\b(?:what|which) (?:\w+ )?(?:{'|'.join(PERSON_NOUNS)})\b", re.I
 )
-_TYPE_NOUN = re.compile(r"\b(?:[Ww]hat|[Ww]hich)\s+(?:[A-Z][\w-]+\s+)?([a-z]+)\b")
+_TYPE_NOUN = re.compile(r"\b(?:[Ww]hat|[Ww]hich)\s+(?:[A-Z][\w-]+\s+)?([a-z]+)(?:\s+([a-z]+))?\b")
 _CHOICE = re.compile(
     r"(?:,|:|\bfirst|\bbetween)\s*(?:the\s+)?([^,?:]+?)\s+or\s+(?:the\s+)?([^,?]+?)\s*\??\s*$", re.I
 )
@@ -110,6 +111,7 @@ _PAIR_ASKS = re.compile(
 )
 _WH = re.compile(r"\b(?:who|whom|whose|what|when|where|which|how)\b", re.IGNORECASE)
 _NAME_WORD = re.compile(r"(?<=\s)[A-Z][\w'’.-]*|(?<=\s)\d[\d,.]*|(?<=\s\W)[A-Z][\w'’.-]*")
+_BOTH_NOUN = re.compile(r"\bboth\s+\w+,\s+(?:the\s+)?(.+?)\s+and\s+(?:the\s+)?(.+?),", re.IGNORECASE)
 _NOT_TYPE = frozenset(
     [
         "is",
@@ -157,12 +159,18 @@ def frame_question(question: str) -> QuestionFrame:
     names = question_names(text)
     focus = _focus(text) - names
     if _YESNO.match(text) and not _WH.search(text):
-        both = _BOTH.search(text)
-        options = tuple(_clean(o) for o in both.groups()) if both else ()
+        both = _BOTH.search(text) or _BOTH_NOUN.search(text)
+        options = tuple(_clean(o) for o in both.groups()) if both else _named(text)
         return QuestionFrame(text, "yesno", options, noun, terms, names, focus)
     if choice:
         return QuestionFrame(text, "choice", choice, noun, terms, names, focus)
     return QuestionFrame(text, _kind(text, noun), (), noun, terms, names, focus)
+
+
+def _named(text: str) -> tuple[str, ...]:
+    """Two or more names a yes/no question compares ("… Armando Iannucci … Puneet Sira …")."""
+    found = [n for n in names(text) if len(n.split()) >= 2 and ". " not in n]
+    return tuple(found) if len(found) >= 2 else ()
 
 
 def _focus(text: str) -> frozenset[str]:
@@ -196,10 +204,16 @@ def _kind(text: str, noun: str | None) -> AnswerKind:
 
 
 def _type_noun(text: str) -> str | None:
+    """The noun "what …" asks about, the head of a compound ("what mountain range" → range)."""
     for match in _TYPE_NOUN.finditer(text):
-        noun = match.group(1).lower()
-        if noun not in _NOT_TYPE:
-            return noun
+        noun, head = match.group(1).lower(), (match.group(2) or "").lower()
+        if noun in _NOT_TYPE:
+            continue
+        return (
+            head
+            if head and head not in STOPWORDS and head not in _NOT_TYPE and not head.endswith("ed")
+            else noun
+        )
     return None
 
 
