@@ -140,6 +140,8 @@ def _run(
                 yield counter.make("status", step="resume", message="Resuming from the last checkpoint")
             else:
                 context.opening = _send_opening(context, question)
+                if context.fetcher is not None and settings.search_api not in ("local", "notes"):
+                    context.fetcher.preload()
             for ev in _drive(question, settings, context, notices, setup, counter, run, started, durable):
                 run.append_jsonl("events.jsonl", ev.as_dict())
                 yield ev

@@ -150,6 +150,12 @@ class PageFetcher:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    def preload(self) -> None:
+        """Import the HTML extractor (trafilatura, ~0.15-0.3 s) from a background thread now, so
+        the first page read does not wait for it; a run calls this while its first model call is
+        in flight."""
+        threading.Thread(target=_import_extractor, name="deepresearch-preload", daemon=True).start()
+
     def fetch_many(self, urls: Sequence[str]) -> list[FetchResult]:
         """Blocking reads for worker threads, on the fetcher's own loop with its shared client."""
         return self._loop().run(self._fetch_shared(urls))
@@ -296,6 +302,10 @@ def fetch_many(urls: Sequence[str], settings: Settings) -> list[FetchResult]:
     """Read ``urls`` under ``settings`` (blocking); one page or error per URL, in order."""
     with PageFetcher.from_settings(settings) as fetcher:
         return fetcher.fetch_many(urls)
+
+
+def _import_extractor() -> None:
+    import trafilatura  # noqa: F401
 
 
 def _parse_url(url: str) -> httpx.URL:
