@@ -8,13 +8,15 @@ mean over tasks. Gaps are the question's and the task's key terms that no source
 contains. Terms are compared by stem, as the index compares them (see :mod:`deepresearch.text`):
 a source with "breeds" contains the term "breed". With ``model_judge`` on, the model's score is
 averaged in; both kept, and the same answer carries the model's query for each task whose evidence
-is thin (``next_query``), which the re-query step tries first: one call per round, not two.
+is thin (``next_query``), which the re-query step tries first: one call per round, not two. Whether
+the sources answer (code's grounded answer) is worked out while the model judges, not after.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -38,13 +40,15 @@ def judge(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str, 
     tasks, sources = state["tasks"], state.get("sources", [])
     judgements = [code_judgement(state["question"], t, sources) for t in tasks]
     fallbacks: list[str] = []
-    if ctx.use_model_judge:
-        model_view, error = _model_judgements(state, runtime)
-        judgements = [_blend(j, model_view.get(j.task_id)) for j in judgements]
-        if error:
-            fallbacks.append(f"judge: {error}; kept the code-side relevance")
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="deepresearch-ground") as pool:
+        grounded = pool.submit(ground_answer, state["question"], sources)
+        if ctx.use_model_judge:
+            model_view, error = _model_judgements(state, runtime)
+            judgements = [_blend(j, model_view.get(j.task_id)) for j in judgements]
+            if error:
+                fallbacks.append(f"judge: {error}; kept the code-side relevance")
+        answered = grounded.result().status != "abstained"
     evaluation = summarize_round(state["round"], judgements, ctx.settings.relevance_threshold)
-    answered = ground_answer(state["question"], sources).status != "abstained"
     evaluation = evaluation.model_copy(
         update={"answered": answered, "enough": evaluation.enough and answered}
     )
