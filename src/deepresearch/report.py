@@ -21,7 +21,7 @@ from deepresearch.graph.state import ReportResult, RoundEvaluation, TodoItem
 from deepresearch.report_text import HEADINGS
 from deepresearch.text import key_stems
 
-ABOUT_FLOOR = 0.35
+ABOUT_FLOOR = 0.5
 ESTABLISHED_SUPPORT = 0.6
 PARTIAL_SUPPORT = 0.5
 _HEADING = re.compile(r"(?m)^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
