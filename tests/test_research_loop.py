@@ -125,7 +125,15 @@ def test_unusable_plan_falls_back_to_tasks_from_the_question(
     settings: Settings, local_search: LocalSearch
 ) -> None:
     model = ScriptedModel({"plan": "I cannot do that."})
-    result = research(QUESTION, settings=settings, model=model, search=local_search, max_web_research_loops=1)
+    result = research(
+        QUESTION,
+        settings=settings,
+        model=model,
+        search=local_search,
+        max_web_research_loops=1,
+        llm_provider="custom",
+        summary_mode="extractive",
+    )
     queries = [t.query for t in result.todo_items]
     assert queries[0] == "astronomical clock built city karel purkyně died"
     assert all(t.is_fallback for t in result.todo_items)
@@ -133,7 +141,7 @@ def test_unusable_plan_falls_back_to_tasks_from_the_question(
     assert any(f.startswith("plan:") and "from the question's terms and names" in f for f in result.fallbacks)
     assert result.role is not None and result.role.is_fallback and result.role.type == "historian"
     assert any(f.startswith("role:") and "by keywords" in f for f in result.fallbacks)
-    assert model.steps() == ["plan", "plan"]
+    assert model.steps()[:2] == ["plan", "plan"] and "role" not in model.steps()
 
 
 def test_role_and_plan_come_from_one_call(settings: Settings, local_search: LocalSearch) -> None:
@@ -143,13 +151,33 @@ def test_role_and_plan_come_from_one_call(settings: Settings, local_search: Loca
         "tasks": json.loads(plan("Karel Purkyně"))["tasks"],
     }
     model = ScriptedModel({"plan": json.dumps(opening)})
-    result = research(QUESTION, settings=settings, model=model, search=local_search, max_web_research_loops=1)
+    result = research(
+        QUESTION,
+        settings=settings,
+        model=model,
+        search=local_search,
+        max_web_research_loops=1,
+        llm_provider="custom",
+    )
     assert result.role is not None and result.role.type == "historian" and not result.role.is_fallback
     assert "dates of building" in result.role.instructions
     assert "Karel Purkyně" in [t.query for t in result.todo_items]
     assert model.steps()[0] == "plan" and "role" not in model.steps()
     assert "Roles:" in model.calls[0].prompt and model.calls[0].schema is not None
     assert model.calls[0].schema["required"] == ["role", "focus", "tasks"]
+
+
+def test_the_embedded_model_plans_alone_and_the_role_comes_from_keywords(
+    settings: Settings, local_search: LocalSearch
+) -> None:
+    model = ScriptedModel({"plan": plan("Karel Purkyně died", "astronomical clock built")})
+    result = research(QUESTION, settings=settings, model=model, search=local_search, max_web_research_loops=1)
+    assert model.steps() == ["plan"]
+    assert model.calls[0].schema is not None and "role" not in model.calls[0].schema["properties"]
+    assert "Roles:" not in model.calls[0].prompt
+    assert result.role is not None and result.role.type == "historian" and not result.role.is_fallback
+    assert not any(f.startswith("role:") for f in result.fallbacks)
+    assert "Karel Purkyně died" in [t.query for t in result.todo_items]
 
 
 def test_chinese_question_gets_chinese_fallback_task(settings: Settings) -> None:
@@ -227,7 +255,9 @@ def test_garbage_model_still_ends_with_a_report_that_says_what_failed(
     settings: Settings, local_search: LocalSearch
 ) -> None:
     model = ScriptedModel(default="<think>hmm</think> %%% not json at all")
-    result = research(QUESTION, settings=settings, model=model, search=local_search, model_judge=True)
+    result = research(
+        QUESTION, settings=settings, model=model, search=local_search, model_judge=True, llm_provider="custom"
+    )
     for section in (
         "## Background",
         "## Key insights",

@@ -241,12 +241,14 @@ def _send_opening(context: ResearchContext, question: str) -> Future[Opening]:
 
     future: Future[Opening] = Future()
     strip, language = context.settings.strip_thinking_tokens, language_of(question)
+    choose = context.model_chooses_role
 
     def send() -> None:
         if not future.set_running_or_notify_cancel():
             return
         try:
-            future.set_result(open_question(context.model, question, language, strip_think=strip))
+            opening = open_question(context.model, question, language, strip_think=strip, choose_role=choose)
+            future.set_result(opening)
         except BaseException as exc:  # noqa: BLE001 - handed to the plan node, which raises it
             future.set_exception(exc)
 

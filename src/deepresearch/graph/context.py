@@ -57,6 +57,12 @@ class ResearchContext:
         return self.settings.llm_provider != "embedded"
 
     @property
+    def model_chooses_role(self) -> bool:
+        """Off for the embedded model: measured, SmolLM2 under the combined role-and-plan grammar
+        ran to its token cap and lost the plan; it plans alone and the role comes from keywords."""
+        return self.settings.llm_provider != "embedded"
+
+    @property
     def model_writes_prose(self) -> bool:
         """Whether the model writes summaries and report prose. Off (``auto``) for the tiny
         embedded models: measured, their summaries are generic and their report drafts empty;

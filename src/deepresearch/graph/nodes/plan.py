@@ -19,7 +19,11 @@ def plan_research(state: ResearchState, runtime: Runtime[ResearchContext]) -> di
     ctx, started = runtime.context, time.perf_counter()
     runtime.stream_writer(event("status", step="plan", message="Choosing a role and planning research tasks"))
     opening = ctx.take_opening() or open_question(
-        ctx.model, state["question"], state["language"], strip_think=ctx.settings.strip_thinking_tokens
+        ctx.model,
+        state["question"],
+        state["language"],
+        strip_think=ctx.settings.strip_thinking_tokens,
+        choose_role=ctx.model_chooses_role,
     )
     return _emit(opening, runtime, started)
 
