@@ -485,3 +485,19 @@ def test_relevant_sources_that_do_not_answer_send_the_run_to_another_round(
         QUESTION, settings=settings, model=ScriptedModel(), search=local_search, relevance_threshold=0
     )
     assert answered.rounds == 1 and answered.evaluations[0].answered
+
+
+def test_the_planning_status_shows_once_when_the_opening_call_is_sent(
+    settings: Settings, local_search: LocalSearch
+) -> None:
+    events = list(
+        research_stream(
+            QUESTION, settings=settings, model=ScriptedModel(), search=local_search, max_web_research_loops=1
+        )
+    )
+    planning = [i for i, e in enumerate(events) if e.type == "status" and e.step == "plan"]
+    assert len(planning) == 1
+    assert planning[0] < [e.type for e in events].index("todo_list")
+    result = events[-1].data["result"]
+    logged = (Path(result["run_dir"]) / "events.jsonl").read_text(encoding="utf-8")
+    assert '"step":"plan"' in logged.replace(" ", "")

@@ -166,11 +166,16 @@ def _drive(
     started: float,
     durable: Durability | None = None,
 ) -> Iterator[Event]:
+    first_event: float | None = None
+    if context.opening is not None:
+        from deepresearch.graph.planning import PLANNING
+
+        first_event = time.perf_counter() - started
+        yield counter.make("status", step="plan", message=PLANNING)
     from deepresearch.graph.builder import build_graph
 
     graph = build_graph(checkpointer=durable.checkpointer if durable else None)
     state: dict[str, Any] = {}
-    first_event: float | None = None
     conclusion: NoteRef | None = None
     inputs: dict[str, Any] | None = {
         "question": question,

@@ -40,6 +40,8 @@ _ENTITY = re.compile(
 )
 
 
+PLANNING = "Choosing a role and planning research tasks"
+"""The status a run shows when its opening call is sent."""
 PLAN_MAX_TOKENS = 400
 OPENING_MAX_TOKENS = 480
 """The role (80 tokens) and the plan (400) of the two calls this one replaces."""

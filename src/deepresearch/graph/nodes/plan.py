@@ -9,22 +9,24 @@ from langgraph.runtime import Runtime
 
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
-from deepresearch.graph.planning import Opening, open_question
+from deepresearch.graph.planning import PLANNING, Opening, open_question
 from deepresearch.graph.state import ResearchState
 
 
 def plan_research(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
-    """Role and tasks from the opening call: the one the run sent before the graph was built,
-    when there is one, else a call made now."""
+    """Role and tasks from the opening call: the one the run sent before the graph was built
+    (whose status the run has shown), when there is one, else a call made now."""
     ctx, started = runtime.context, time.perf_counter()
-    runtime.stream_writer(event("status", step="plan", message="Choosing a role and planning research tasks"))
-    opening = ctx.take_opening() or open_question(
-        ctx.model,
-        state["question"],
-        state["language"],
-        strip_think=ctx.settings.strip_thinking_tokens,
-        choose_role=ctx.model_chooses_role,
-    )
+    opening = ctx.take_opening()
+    if opening is None:
+        runtime.stream_writer(event("status", step="plan", message=PLANNING))
+        opening = open_question(
+            ctx.model,
+            state["question"],
+            state["language"],
+            strip_think=ctx.settings.strip_thinking_tokens,
+            choose_role=ctx.model_chooses_role,
+        )
     return _emit(opening, runtime, started)
 
 
