@@ -55,7 +55,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})
 
 
 __version__ = "0.1.0"
