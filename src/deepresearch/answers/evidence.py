@@ -122,14 +122,7 @@ def rank_sentences(
     direct = {id(s): coverage(s.all_terms, weights) for s in pool}
     bonus = {id(s): TITLE_BONUS * _titled(s, question_text) if question_text else 0.0 for s in pool}
     seeds = sorted(pool, key=lambda s: -(direct[id(s)] + bonus[id(s)]))[:BRIDGE_SEEDS]
-    common = _common_names(pool)
-    bridges = [
-        (name, seed)
-        for seed in seeds
-        if direct[id(seed)] > 0
-        for name in _bridge_names(seed, question)
-        if name not in common
-    ]
+    bridges = seed_bridges([s for s in seeds if direct[id(s)] > 0], pool, question)
     ranked = [_best_chain(s, direct[id(s)], bridges, weights, bonus) for s in pool]
     return sorted(ranked, key=lambda r: -r.score)
 
@@ -218,10 +211,17 @@ def ranked_bridges(
     sentence that names it: where the second hop of a multi-hop question should search next."""
     weights = term_weights(question_terms, pool)
     seeds = sorted(pool, key=lambda s: -coverage(s.all_terms, weights))[: BRIDGE_SEEDS * 2]
-    common, question = _common_names(pool), set(question_terms)
+    covering = [s for s in seeds if coverage(s.all_terms, weights) > 0]
     found: dict[str, Sentence] = {}
-    for seed in seeds:
-        for name in _bridge_names(seed, question):
-            if name not in common and coverage(seed.all_terms, weights) > 0:
-                found.setdefault(name, seed)
+    for name, seed in seed_bridges(covering, pool, set(question_terms)):
+        found.setdefault(name, seed)
     return list(found.items())[:limit]
+
+
+def seed_bridges(
+    seeds: Sequence[Sentence], pool: Sequence[Sentence], question: set[str]
+) -> list[tuple[str, Sentence]]:
+    """(name, seed) for every name a seed sentence mentions that can bridge: not the question's,
+    not the seed passage's own subject, not a name most of the pool's sources share."""
+    common = _common_names(pool)
+    return [(name, seed) for seed in seeds for name in _bridge_names(seed, question) if name not in common]
