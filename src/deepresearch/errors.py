@@ -59,12 +59,6 @@ class ModelTimeoutError(ModelError):
     code = "model_timeout"
 
 
-class StructuredOutputError(ModelError):
-    """A structured step produced nothing that validates, after every rung of the ladder."""
-
-    code = "structured_output"
-
-
 class SearchError(DeepResearchError):
     """A search backend failed. The research loop records it as a notice; it never kills a run."""
 

@@ -161,13 +161,6 @@ class Settings(BaseSettings):
         listed = (name.strip().lower() for name in self.request_search_apis.split(","))
         return list(dict.fromkeys([self.search_api, *(name for name in listed if name)]))
 
-    def public_dict(self) -> dict[str, Any]:
-        """Settings as JSON-safe values with every secret masked."""
-        data = self.model_dump(mode="json")
-        for name in SECRET_FIELDS:
-            data[name] = mask_secret(getattr(self, name))
-        return data
-
 
 REQUEST_SETTINGS: Mapping[str, str] = {
     "search_api": "the search backend: SEARCH_API or one the server lists in REQUEST_SEARCH_APIS",

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from deepresearch.errors import ResearchCancelledError
 from deepresearch.llm.base import ChatModel
@@ -72,15 +69,3 @@ class ResearchContext:
             return self.settings.llm_provider != "embedded"
         return mode == "model"
 
-
-@contextmanager
-def timed(into: dict[str, float], key: str) -> Iterator[None]:
-    start = time.perf_counter()
-    try:
-        yield
-    finally:
-        into[key] = time.perf_counter() - start
-
-
-def strip_none(data: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in data.items() if v is not None}
