@@ -228,10 +228,12 @@ def _build_context(
         stack.callback(close)
     notes = NoteStore(settings.resolved_notes_workspace) if settings.enable_notes else None
     cancelled = cancel if cancel is not None else threading.Event()
+    meter = MeteredModel(model)
     return ResearchContext(
         settings=settings,
-        model=InterruptibleModel(MeteredModel(model), cancelled),
+        model=InterruptibleModel(meter, cancelled),
         search=search,
+        meter=meter,
         notes=notes,
         fetcher=_fetcher(settings, stack),
         cancelled=cancelled,
@@ -299,8 +301,6 @@ def _result(
     timings = {**state.get("timings", {}), "total": round(wall, 3)}
     if first is not None:
         timings["first_event"] = round(first, 3)
-    metered = context.model.inner if isinstance(context.model, InterruptibleModel) else context.model
-    assert isinstance(metered, MeteredModel)
     return ResearchResult(
         question=state["question"],
         report_markdown=report.markdown,
@@ -321,7 +321,7 @@ def _result(
         notes=notes,
         run_dir=str(run.path),
         timings=timings,
-        usage=metered.as_dict(),
+        usage=context.meter.as_dict(),
     )
 
 

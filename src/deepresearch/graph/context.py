@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from deepresearch.errors import ResearchCancelledError
 from deepresearch.llm.base import ChatModel
+from deepresearch.llm.metered import MeteredModel
 from deepresearch.search.base import SearchBackend
 from deepresearch.settings import Settings
 
@@ -22,11 +23,13 @@ if TYPE_CHECKING:
 @dataclass
 class ResearchContext:
     """One run's parts, shared by every task: the model, the search backend and the page fetcher
-    (one of each per run, so connections and per-host limits hold across tasks)."""
+    (one of each per run, so connections and per-host limits hold across tasks). ``meter`` counts
+    the usage of every call ``model`` makes (it sits inside it)."""
 
     settings: Settings
     model: ChatModel
     search: SearchBackend
+    meter: MeteredModel
     notes: NoteStore | None = None
     fetcher: PageFetcher | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)

@@ -62,6 +62,28 @@ class Completion:
     model: str = ""
 
 
+@dataclass(frozen=True)
+class ModelCall:
+    """One call's arguments, so a wrapper can hand them on without restating the signature."""
+
+    step: str
+    messages: list[Message]
+    schema: dict[str, Any] | None = None
+    max_tokens: int = 512
+
+    @property
+    def prompt(self) -> str:
+        return "\n".join(m.content for m in self.messages)
+
+    def complete(self, model: ChatModel) -> Completion:
+        """Send this call to ``model`` as a completion."""
+        return model.complete(self.messages, step=self.step, schema=self.schema, max_tokens=self.max_tokens)
+
+    def stream(self, model: ChatModel) -> Iterator[str]:
+        """Send this call to ``model`` as a stream (a stream has no schema)."""
+        return model.stream(self.messages, step=self.step, max_tokens=self.max_tokens)
+
+
 @runtime_checkable
 class ChatModel(Protocol):
     """What the research loop needs from a model."""

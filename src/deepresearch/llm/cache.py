@@ -19,7 +19,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from deepresearch.llm.base import ChatModel, Completion, Message, Usage
+from deepresearch.llm.base import ChatModel, Completion, ModelCall, Usage
+from deepresearch.llm.wrapper import ModelWrapper
 
 CacheMode = Literal["read", "readwrite"]
 _log = logging.getLogger("deepresearch.llm.cache")
@@ -33,7 +34,7 @@ def request_key(identity: Mapping[str, Any], kind: str, request: Mapping[str, An
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-class CachedModel:
+class CachedModel(ModelWrapper):
     """Wraps a model; answers repeated requests from ``directory``. A hit costs no tokens."""
 
     def __init__(
@@ -44,21 +45,13 @@ class CachedModel:
         mode: CacheMode = "readwrite",
         identity: Mapping[str, Any] | None = None,
     ) -> None:
-        self.inner = inner
-        self.name = inner.name
+        super().__init__(inner)
         self.directory = Path(directory)
         self.mode: CacheMode = mode
         self.identity = dict(identity or {"model": inner.name})
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        step: str = "",
-        schema: dict[str, Any] | None = None,
-        max_tokens: int = 512,
-    ) -> Completion:
-        key = self._key("complete", messages, schema, max_tokens)
+    def on_complete(self, call: ModelCall) -> Completion:
+        key = self._key("complete", call)
         stored = self._read(key)
         if stored is not None:
             return Completion(
@@ -67,20 +60,20 @@ class CachedModel:
                 finish_reason=stored.get("finish_reason"),
                 model=str(stored.get("model") or ""),
             )
-        completion = self.inner.complete(messages, step=step, schema=schema, max_tokens=max_tokens)
+        completion = call.complete(self.inner)
         if completion.text:
             record = {"text": completion.text, "finish_reason": completion.finish_reason}
             self._write(key, {**record, "model": completion.model or self.inner.name})
         return completion
 
-    def stream(self, messages: list[Message], *, step: str = "", max_tokens: int = 512) -> Iterator[str]:
-        key = self._key("stream", messages, None, max_tokens)
+    def on_stream(self, call: ModelCall) -> Iterator[str]:
+        key = self._key("stream", call)
         stored = self._read(key)
         if stored is not None:
             yield from (str(chunk) for chunk in stored["chunks"])
             return
         chunks: list[str] = []
-        for chunk in self.inner.stream(messages, step=step, max_tokens=max_tokens):
+        for chunk in call.stream(self.inner):
             chunks.append(chunk)
             yield chunk
         if chunks:
@@ -89,8 +82,9 @@ class CachedModel:
     def path_for(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
-    def _key(self, kind: str, messages: list[Message], schema: dict[str, Any] | None, max_tokens: int) -> str:
-        request = {"messages": [m.as_dict() for m in messages], "schema": schema, "max_tokens": max_tokens}
+    def _key(self, kind: str, call: ModelCall) -> str:
+        messages = [m.as_dict() for m in call.messages]
+        request = {"messages": messages, "schema": call.schema, "max_tokens": call.max_tokens}
         return request_key(self.identity, kind, request)
 
     def _read(self, key: str) -> dict[str, Any] | None:

@@ -14,43 +14,32 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from deepresearch.errors import ResearchCancelledError
-from deepresearch.llm.base import ChatModel, Completion, Message
+from deepresearch.llm.base import ChatModel, Completion, ModelCall
+from deepresearch.llm.wrapper import ModelWrapper
 
 POLL_SECONDS = 0.05
 _T = TypeVar("_T")
 _END = object()
 
 
-class InterruptibleModel:
+class InterruptibleModel(ModelWrapper):
     """``inner`` with every call abandoned as soon as ``cancel`` is set."""
 
     def __init__(self, inner: ChatModel, cancel: threading.Event) -> None:
-        self.inner = inner
-        self.name = inner.name
+        super().__init__(inner)
         self.cancel = cancel
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        step: str = "",
-        schema: dict[str, Any] | None = None,
-        max_tokens: int = 512,
-    ) -> Completion:
-        def call() -> Completion:
-            return self.inner.complete(messages, step=step, schema=schema, max_tokens=max_tokens)
+    def on_complete(self, call: ModelCall) -> Completion:
+        return self._wait(_in_thread(lambda: call.complete(self.inner), f"model-{call.step or 'call'}"))
 
-        return self._wait(_in_thread(call, f"model-{step or 'call'}"))
-
-    def stream(self, messages: list[Message], *, step: str = "", max_tokens: int = 512) -> Iterator[str]:
+    def on_stream(self, call: ModelCall) -> Iterator[str]:
         self._check()
         chunks: queue.Queue[object] = queue.Queue()
         stop = threading.Event()
-        source = self.inner.stream(messages, step=step, max_tokens=max_tokens)
-        worker = threading.Thread(target=_pump, args=(source, chunks, stop), daemon=True)
+        worker = threading.Thread(target=_pump, args=(call.stream(self.inner), chunks, stop), daemon=True)
         worker.start()
         try:
             while (item := self._next(chunks)) is not _END:

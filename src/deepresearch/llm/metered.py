@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from deepresearch.llm.base import ChatModel, Completion, Message, Usage
-from deepresearch.llm.router import StepRouter
+from deepresearch.llm.base import ChatModel, Completion, ModelCall, Usage
+from deepresearch.llm.wrapper import ModelWrapper
 
 _log = logging.getLogger("deepresearch.llm.usage")
 
@@ -32,63 +32,49 @@ class CallRecord:
     streamed: bool = False
 
 
-class MeteredModel:
+class MeteredModel(ModelWrapper):
     """Wraps a model; counts usage per call and per step (streams by characters / 4)."""
 
     def __init__(self, inner: ChatModel) -> None:
-        self.inner = inner
-        self.name = inner.name
+        super().__init__(inner)
         self.by_step: dict[str, Usage] = {}
         self.calls: list[CallRecord] = []
         self._lock = threading.Lock()
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        step: str = "",
-        schema: dict[str, Any] | None = None,
-        max_tokens: int = 512,
-    ) -> Completion:
+    def on_complete(self, call: ModelCall) -> Completion:
         started = time.perf_counter()
-        completion = self.inner.complete(messages, step=step, schema=schema, max_tokens=max_tokens)
+        completion = call.complete(self.inner)
         usage = completion.usage
         if usage.calls == 0:
             usage = Usage(usage.prompt_tokens, usage.completion_tokens, 1, usage.cached)
-        model = completion.model or self._model_name(step)
-        self._record(
-            step,
-            usage,
-            CallRecord(
-                step or "other",
-                model,
-                usage.prompt_tokens,
-                usage.completion_tokens,
-                round(time.perf_counter() - started, 3),
-                cached=bool(usage.cached),
-            ),
+        seconds = round(time.perf_counter() - started, 3)
+        model = completion.model or self.leaf_for(call.step).name
+        record = CallRecord(
+            call.step or "other",
+            model,
+            usage.prompt_tokens,
+            usage.completion_tokens,
+            seconds,
+            cached=bool(usage.cached),
         )
+        self._record(call.step, usage, record)
         return completion
 
-    def stream(self, messages: list[Message], *, step: str = "", max_tokens: int = 512) -> Iterator[str]:
+    def on_stream(self, call: ModelCall) -> Iterator[str]:
         produced, started = 0, time.perf_counter()
         try:
-            for chunk in self.inner.stream(messages, step=step, max_tokens=max_tokens):
+            for chunk in call.stream(self.inner):
                 produced += len(chunk)
                 yield chunk
         finally:
-            prompt = sum(len(m.content) for m in messages) // 4
+            prompt = len(call.prompt) // 4
             usage = Usage(prompt, max(1, produced // 4) if produced else 0, 1)
             seconds = round(time.perf_counter() - started, 3)
+            model = self.leaf_for(call.step).name
             record = CallRecord(
-                step or "other",
-                self._model_name(step),
-                prompt,
-                usage.completion_tokens,
-                seconds,
-                streamed=True,
+                call.step or "other", model, prompt, usage.completion_tokens, seconds, streamed=True
             )
-            self._record(step, usage, record)
+            self._record(call.step, usage, record)
 
     def total(self) -> Usage:
         total = Usage()
@@ -103,10 +89,6 @@ class MeteredModel:
             steps = {step: usage.as_dict() for step, usage in self.by_step.items()}
             calls = [asdict(call) for call in self.calls]
         return {**self.total().as_dict(), "by_step": steps, "per_call": calls}
-
-    def _model_name(self, step: str) -> str:
-        inner = self.inner
-        return inner.model_for(step).name if isinstance(inner, StepRouter) else inner.name
 
     def _record(self, step: str, usage: Usage, call: CallRecord) -> None:
         with self._lock:

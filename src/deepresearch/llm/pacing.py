@@ -10,9 +10,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
 
-from deepresearch.llm.base import ChatModel, Completion, Message
+from deepresearch.llm.base import ChatModel, Completion, ModelCall
+from deepresearch.llm.wrapper import ModelWrapper
 
 
 class IntervalGate:
@@ -44,26 +44,18 @@ class IntervalGate:
 PROCESS_GATE = IntervalGate()
 
 
-class PacedModel:
+class PacedModel(ModelWrapper):
     """Wraps a model; each call (a stream: before its request) first takes a slot from ``gate``."""
 
     def __init__(self, inner: ChatModel, interval: float, *, gate: IntervalGate = PROCESS_GATE) -> None:
-        self.inner = inner
-        self.name = inner.name
+        super().__init__(inner)
         self.interval = interval
         self._gate = gate
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        step: str = "",
-        schema: dict[str, Any] | None = None,
-        max_tokens: int = 512,
-    ) -> Completion:
+    def on_complete(self, call: ModelCall) -> Completion:
         self._gate.wait(self.interval)
-        return self.inner.complete(messages, step=step, schema=schema, max_tokens=max_tokens)
+        return call.complete(self.inner)
 
-    def stream(self, messages: list[Message], *, step: str = "", max_tokens: int = 512) -> Iterator[str]:
+    def on_stream(self, call: ModelCall) -> Iterator[str]:
         self._gate.wait(self.interval)
-        yield from self.inner.stream(messages, step=step, max_tokens=max_tokens)
+        yield from call.stream(self.inner)

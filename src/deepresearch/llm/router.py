@@ -7,11 +7,11 @@ model, goes to the default model.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
-from deepresearch.llm.base import ChatModel, Completion, Message
+from deepresearch.llm.base import ChatModel, Completion, ModelCall
+from deepresearch.llm.wrapper import ModelWrapper
 
 ROLE_STEPS: Mapping[str, tuple[str, ...]] = {
     "planner": ("role", "plan", "queries"),
@@ -22,7 +22,7 @@ ROLE_STEPS: Mapping[str, tuple[str, ...]] = {
 STEP_ROLES: Mapping[str, str] = {step: role for role, steps in ROLE_STEPS.items() for step in steps}
 
 
-class StepRouter:
+class StepRouter(ModelWrapper):
     """A ChatModel that hands each call to the model of its step's role (see :data:`ROLE_STEPS`).
 
     ``by_role`` maps role names to models; unknown role names are an error, so a typo in a
@@ -33,25 +33,15 @@ class StepRouter:
         unknown = sorted(set(by_role) - set(ROLE_STEPS))
         if unknown:
             raise ValueError(f"unknown role(s) {unknown}: use {sorted(ROLE_STEPS)}")
+        super().__init__(default)
         self.default = default
         self.by_role = dict(by_role)
-        self.name = default.name
 
     def model_for(self, step: str) -> ChatModel:
         role = STEP_ROLES.get(step)
         return self.by_role.get(role, self.default) if role else self.default
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        step: str = "",
-        schema: dict[str, Any] | None = None,
-        max_tokens: int = 512,
-    ) -> Completion:
-        model = self.model_for(step)
-        completion = model.complete(messages, step=step, schema=schema, max_tokens=max_tokens)
+    def on_complete(self, call: ModelCall) -> Completion:
+        model = self.model_for(call.step)
+        completion = call.complete(model)
         return completion if completion.model else replace(completion, model=model.name)
-
-    def stream(self, messages: list[Message], *, step: str = "", max_tokens: int = 512) -> Iterator[str]:
-        return self.model_for(step).stream(messages, step=step, max_tokens=max_tokens)

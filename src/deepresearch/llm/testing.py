@@ -17,23 +17,12 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from deepresearch.llm.base import Completion, Message, Usage
+from deepresearch.llm.base import Completion, Message, ModelCall, Usage
 from deepresearch.text import key_terms
 
-
-@dataclass(frozen=True)
-class ModelCall:
-    step: str
-    messages: list[Message]
-    schema: dict[str, Any] | None
-    max_tokens: int
-
-    @property
-    def prompt(self) -> str:
-        return "\n".join(m.content for m in self.messages)
+__all__ = ["FunctionModel", "ModelCall", "Responder", "ScriptedModel", "default_answer", "distinct_plan"]
 
 
 Responder = str | Callable[[ModelCall], str]
