@@ -9,8 +9,8 @@ from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
 from deepresearch.errors import ConflictError, JobNotFoundError
+from deepresearch.jobs.base import JobsBackend
 from deepresearch.result import ResearchResult
-from deepresearch.server.jobs import JobManager
 from deepresearch.server.progress import fold
 from deepresearch.server.schemas import (
     SSE_RESPONSE,
@@ -33,7 +33,7 @@ MAX_OFFSET = 1_000_000_000
 MAX_EVENT_ID = 2**53
 
 
-def jobs_router(service: Service, manager: JobManager) -> APIRouter:
+def jobs_router(service: Service, manager: JobsBackend) -> APIRouter:
     router = APIRouter(prefix="/tasks", tags=["jobs"])
 
     @router.post(
@@ -108,7 +108,7 @@ def jobs_router(service: Service, manager: JobManager) -> APIRouter:
     return router
 
 
-def job_view(manager: JobManager, job: JobRow) -> JobView:
+def job_view(manager: JobsBackend, job: JobRow) -> JobView:
     """The job with its progress folded from its events, and its result once completed."""
     progress = fold(manager.store.event_types(job.id))
     result = _result(job)
@@ -148,7 +148,7 @@ def _result(job: JobRow) -> ResearchResult | None:
     return ResearchResult.model_validate(job.result)
 
 
-def _summary(manager: JobManager, job: JobRow) -> JobSummary:
+def _summary(manager: JobsBackend, job: JobRow) -> JobSummary:
     progress = 1.0 if job.finished else fold(manager.store.event_types(job.id)).value
     return JobSummary(
         id=job.id,
@@ -172,7 +172,7 @@ def _created(job: JobRow, *, ready: bool | None = None, checks: list[CheckView] 
     )
 
 
-def _require(manager: JobManager, job_id: str) -> JobRow:
+def _require(manager: JobsBackend, job_id: str) -> JobRow:
     job = manager.store.get(job_id)
     if job is None:
         raise JobNotFoundError(f"no job {job_id!r}: list the jobs with GET /tasks")

@@ -16,7 +16,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
 from deepresearch.events import Event
-from deepresearch.server.jobs import JobManager
+from deepresearch.jobs.base import JobsBackend
 from deepresearch.server.security import Redactor
 from deepresearch.server.store import StoredEvent
 
@@ -98,7 +98,7 @@ async def run_messages(run: ThreadedRun) -> AsyncIterator[ServerSentEvent]:
         run.cancel.set()
 
 
-async def job_messages(manager: JobManager, job_id: str, after: int) -> AsyncIterator[ServerSentEvent]:
+async def job_messages(manager: JobsBackend, job_id: str, after: int) -> AsyncIterator[ServerSentEvent]:
     """The job's stored events with ``seq > after``, then new ones as they are stored, until the
     job's last event (``done``/``error``) was sent.
 
@@ -129,7 +129,7 @@ async def job_messages(manager: JobManager, job_id: str, after: int) -> AsyncIte
                 return
 
 
-async def _stored_after(manager: JobManager, job_id: str, after: int) -> AsyncIterator[StoredEvent]:
+async def _stored_after(manager: JobsBackend, job_id: str, after: int) -> AsyncIterator[StoredEvent]:
     while True:
         batch = await run_in_threadpool(manager.store.events, job_id, after=after, limit=STORE_BATCH)
         for stored in batch:
@@ -139,6 +139,6 @@ async def _stored_after(manager: JobManager, job_id: str, after: int) -> AsyncIt
             return
 
 
-async def _finished(manager: JobManager, job_id: str) -> bool:
+async def _finished(manager: JobsBackend, job_id: str) -> bool:
     job = await run_in_threadpool(manager.store.get, job_id)
     return job is None or job.finished

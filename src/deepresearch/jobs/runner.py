@@ -1,0 +1,228 @@
+"""Running one stored job, the same way on every backend.
+
+A :class:`JobRunner` claims a job (``mark_running``: one more attempt), drives the durable research
+run under ``thread_id = job id`` (resuming from its last checkpoint when there is one), stores each
+event before publishing it, and finishes the job with its last event in one transaction. A run
+stopped because its process is stopping (not by its user) is left ``running`` for a later attempt.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from deepresearch.agent import research_stream
+from deepresearch.durable import Durability, has_checkpoint
+from deepresearch.errors import ConfigurationError, DeepResearchError
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+
+    from deepresearch.jobs.base import JobStoreLike
+    from deepresearch.server.service import Service
+    from deepresearch.server.store import JobRow, JobStatus, StoredEvent
+
+logger = logging.getLogger(__name__)
+
+Publish = Callable[["StoredEvent"], None]
+
+
+class JobRunner:
+    """Runs jobs of ``store`` with ``service``'s parts; ``publish`` hands each stored event on.
+
+    ``stopping`` is set when the process shuts down: runs then stop at their next step and stay
+    ``running`` (``on_interrupted`` is told, so a backend can hand the job to another worker).
+    """
+
+    def __init__(
+        self,
+        service: Service,
+        store: JobStoreLike,
+        checkpointer: BaseCheckpointSaver[Any] | None,
+        publish: Publish,
+        *,
+        on_interrupted: Callable[[str], None] | None = None,
+    ) -> None:
+        self.service = service
+        self.store = store
+        self.checkpointer = checkpointer
+        self.publish = publish
+        self.stopping = threading.Event()
+        self._on_interrupted = on_interrupted
+        self._cancels: dict[str, threading.Event] = {}
+        self._lock = threading.Lock()
+
+    def running(self) -> list[str]:
+        """Ids of the jobs this runner is driving now."""
+        with self._lock:
+            return list(self._cancels)
+
+    def signal_cancel(self, job_id: str) -> bool:
+        """Stop ``job_id`` at its next step if this runner drives it; True when it does."""
+        with self._lock:
+            cancel = self._cancels.get(job_id)
+        if cancel is not None:
+            cancel.set()
+        return cancel is not None
+
+    def stop_all(self) -> None:
+        """Interrupt every run (the process is stopping); they resume on a later attempt."""
+        self.stopping.set()
+        with self._lock:
+            for cancel in self._cancels.values():
+                cancel.set()
+
+    def run_guarded(self, job_id: str) -> None:
+        """:meth:`run`, with an unexpected failure recorded on the job and in the log."""
+        try:
+            self.run(job_id)
+        except Exception as exc:  # noqa: BLE001 - recorded on the job and in the log
+            redact = self.service.redactor.text
+            logger.error("job %s failed in the job runner:\n%s", job_id, redact(traceback.format_exc()))
+            self.fail(job_id, f"internal error: {type(exc).__name__}: {redact(str(exc))}", "internal")
+
+    def run(self, job_id: str) -> None:
+        """Claim and run ``job_id``; a no-op when it finished or another process holds it."""
+        job = self.store.get(job_id)
+        if job is None or job.finished or not self.store.mark_running(job_id):
+            return
+        attempts = job.attempts + 1
+        if attempts > self.service.options.max_job_attempts:
+            self.fail(job_id, f"the job was stopped {job.attempts} times while running; gave up", "internal")
+            return
+        cancel = threading.Event()
+        with self._lock:
+            self._cancels[job_id] = cancel
+        if self.store.require(job_id).cancel_requested or self.stopping.is_set():
+            cancel.set()
+        try:
+            self._drive(job, cancel)
+        finally:
+            with self._lock:
+                self._cancels.pop(job_id, None)
+
+    def _drive(self, job: JobRow, cancel: threading.Event) -> None:
+        try:
+            settings = self.service.resolve(job.overrides)
+        except ConfigurationError as exc:
+            self.fail(job.id, f"the job's settings are no longer valid: {exc}", exc.code)
+            return
+        try:
+            events = research_stream(
+                job.topic,
+                settings=settings,
+                model=self.service.model,
+                search=self.service.search,
+                cancel=cancel,
+                durable=self._durability(job),
+            )
+        except DeepResearchError as exc:
+            self.fail(job.id, self.service.redactor.text(str(exc)), exc.code)
+            return
+        for item in events:
+            if not self._handle(job, item.as_dict()):
+                return
+
+    def _durability(self, job: JobRow) -> Durability | None:
+        if self.checkpointer is None:
+            return None
+        return Durability(
+            self.checkpointer,
+            job.id,
+            resume=has_checkpoint(self.checkpointer, job.id),
+            run_dir=Path(job.run_dir) if job.run_dir else None,
+        )
+
+    def _handle(self, job: JobRow, event: dict[str, Any]) -> bool:
+        """Store one event and finish the job on ``done``/``error``; False stops the run's loop."""
+        event = self.service.redactor.data(event)
+        data = event.get("data", {})
+        if event["type"] == "error" and data.get("cancelled") and self._interrupted(job.id):
+            self.append(
+                job.id,
+                status_event(
+                    "interrupted", "Stopping; the job resumes at the next start or on another worker"
+                ),
+            )
+            if self._on_interrupted is not None:
+                self._on_interrupted(job.id)
+            return False
+        if event["type"] == "done":
+            self.finish(job.id, "completed", event, result=data.get("result"))
+        elif event["type"] == "error":
+            status: JobStatus = "cancelled" if data.get("cancelled") else "failed"
+            self.finish(job.id, status, event, error=data.get("message", "research failed"))
+        else:
+            self.append(job.id, event)
+        if event["type"] == "status" and data.get("run_dir") and not job.run_dir:
+            self.store.set_run_dir(job.id, data["run_dir"])
+        return event["type"] not in ("done", "error")
+
+    def _interrupted(self, job_id: str) -> bool:
+        """Stopped by the process shutting down (the job resumes later), not by its user."""
+        return self.stopping.is_set() and not self.store.require(job_id).cancel_requested
+
+    def append(self, job_id: str, event: dict[str, Any]) -> StoredEvent:
+        stored = self.store.append_event(job_id, event, time.time())
+        self.publish(stored)
+        return stored
+
+    def finish(
+        self,
+        job_id: str,
+        status: JobStatus,
+        event: dict[str, Any],
+        *,
+        result: Any = None,
+        error: str | None = None,
+    ) -> None:
+        """Finish the job with its last ``event`` (one transaction); a no-op once finished."""
+        stored = self.store.finish(job_id, status, event, time.time(), result=result, error=error)
+        self._forget_checkpoints(job_id)
+        if stored is not None:
+            self.publish(stored)
+
+    def fail(self, job_id: str, message: str, code: str) -> None:
+        self.finish(job_id, "failed", error_event(message, code=code), error=message)
+
+    def cancelled(self, job_id: str, message: str) -> None:
+        self.finish(
+            job_id, "cancelled", error_event(message, code="cancelled", cancelled=True), error=message
+        )
+
+    def record_dry_run(self, topic: str, overrides: dict[str, Any], checks: list[dict[str, Any]]) -> JobRow:
+        """Store a finished dry-run job: ``completed`` when every check passed, else ``failed``."""
+        job = self.store.create(topic, overrides=overrides, dry_run=True)
+        ready = all(c["ok"] for c in checks)
+        result = {"dry_run": True, "ready": ready, "checks": checks}
+        if ready:
+            self.finish(job.id, "completed", {"type": "done", "step": "done", "data": result}, result=result)
+        else:
+            failing = "; ".join(f"{c['name']}: {c['detail']}" for c in checks if not c["ok"])
+            message = f"not ready: {failing}"
+            data = {**result, "message": message, "code": ConfigurationError.code, "cancelled": False}
+            event = {"type": "error", "step": "error", "data": data}
+            self.finish(job.id, "failed", event, result=result, error=message)
+        return self.store.require(job.id)
+
+    def _forget_checkpoints(self, job_id: str) -> None:
+        if self.checkpointer is None:
+            return
+        try:
+            self.checkpointer.delete_thread(job_id)
+        except Exception as exc:  # noqa: BLE001 - checkpoints of a finished job are only clutter
+            logger.warning("could not delete the checkpoints of job %s: %s", job_id, exc)
+
+
+def status_event(step: str, message: str, **data: Any) -> dict[str, Any]:
+    return {"type": "status", "step": step, "data": {"message": message, **data}}
+
+
+def error_event(message: str, *, code: str, cancelled: bool = False) -> dict[str, Any]:
+    data = {"message": message, "code": code, "cancelled": cancelled}
+    return {"type": "error", "step": "error", "data": data}
