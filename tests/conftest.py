@@ -55,6 +55,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         "RUNS_WORKSPACE",
         "LLM_BASE_URL",
         "LLM_API_KEY",
+        "OPENAI_API_KEY",
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)

@@ -82,7 +82,7 @@ def _embedded_model(settings: Settings) -> Check:
             "model",
             False,
             "llama-cpp-python is not installed",
-            "pip install 'deepresearch[embedded]' (compiles llama.cpp, ~7 minutes once)",
+            "pip install 'deepresearch-offline[embedded]' (compiles llama.cpp, ~7 minutes once)",
         )
     if settings.embedded_model_path is not None:
         path = settings.embedded_model_path.expanduser()

@@ -20,7 +20,7 @@ Provider = Literal["embedded", "custom", "openai", "ollama", "lmstudio"]
 SummaryMode = Literal["auto", "extractive", "model"]
 
 DEFAULT_EMBEDDED_MODEL = "smollm2"
-SECRET_FIELDS = ("llm_api_key", "tavily_api_key", "perplexity_api_key", "api_token")
+SECRET_FIELDS = ("llm_api_key", "openai_api_key", "tavily_api_key", "perplexity_api_key", "api_token")
 
 
 class Settings(BaseSettings):
@@ -39,6 +39,7 @@ class Settings(BaseSettings):
     llm_model_id: str | None = None
     llm_base_url: str | None = None
     llm_api_key: SecretStr | None = None
+    openai_api_key: SecretStr | None = None
     ollama_base_url: str = "http://localhost:11434"
     lmstudio_base_url: str = "http://localhost:1234/v1"
     llm_timeout: float = Field(120.0, gt=0, le=3600)

@@ -11,12 +11,33 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
+from deepresearch.cli.settings_cmd import settings_command
 from deepresearch.errors import ConfigurationError, DeepResearchError, InvalidQuestionError
 from deepresearch.settings import Settings
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Deep research, offline by default.")
+app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help="Deep research, offline by default.")
 err = Console(stderr=True, soft_wrap=True)
+out_console = Console(soft_wrap=True)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from deepresearch import __version__
+
+        sys.stdout.write(f"deepresearch {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Deep research, offline by default."""
 
 
 @app.command()
@@ -95,8 +116,12 @@ def index_cmd(
 
 
 @app.command()
-def doctor(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """Check the provider, model file, index and workspaces, and say how to fix what is missing."""
+def doctor(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the checks as JSON.")] = False,
+) -> None:
+    """Check the provider, model file, index and workspaces, and say how to fix what is missing.
+
+    Exits 0 when all is well, 2 when the provider's configuration is incomplete, 1 otherwise."""
     from deepresearch.doctor import run_checks
 
     with _friendly_errors():
@@ -107,9 +132,10 @@ def doctor(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
         for check in checks:
             mark = "[green]ok[/green]" if check.ok else "[red]!![/red]"
             fix = f"\n     fix: {check.fix}" if check.fix and not check.ok else ""
-            err.print(f"{mark} {check.name}: {check.detail}{fix}")
-    if not all(c.ok for c in checks):
-        raise typer.Exit(1)
+            out_console.print(f"{mark} {check.name}: {escape(check.detail)}{escape(fix)}")
+    failed = {c.name for c in checks if not c.ok}
+    if failed:
+        raise typer.Exit(2 if "provider" in failed else 1)
 
 
 @app.command("eval")
@@ -162,6 +188,9 @@ def serve(
         settings = Settings.load()
     err.print(f"[dim]deepresearch serving on http://{host}:{port} (jobs: {settings.jobs_db_path})[/dim]")
     run_server(settings, host=host, port=port)
+
+
+app.command("settings")(settings_command)
 
 
 def _index_corpus(settings: Settings, corpus: Path, quiet: bool) -> Path:

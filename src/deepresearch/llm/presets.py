@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import SecretStr
+
 from deepresearch.errors import ConfigurationError
 from deepresearch.llm.openai_compat import JsonMode
 from deepresearch.settings import Settings, mask_secret
@@ -74,11 +76,13 @@ def server_endpoint(settings: Settings) -> tuple[str, str | None]:
     if settings.llm_provider == "lmstudio":
         return settings.lmstudio_base_url.rstrip("/"), PRESET_KEYS["lmstudio"]
     if settings.llm_provider == "openai" and not settings.llm_base_url:
-        if not _key(settings):
+        key = _key(settings) or _secret(settings.openai_api_key)
+        if not key:
             raise ConfigurationError(
-                "LLM_PROVIDER=openai needs LLM_API_KEY (or set LLM_BASE_URL to another server)"
+                "LLM_PROVIDER=openai needs OPENAI_API_KEY or LLM_API_KEY "
+                "(or set LLM_BASE_URL to another server)"
             )
-        return OPENAI_URL, _key(settings)
+        return OPENAI_URL, key
     if not settings.llm_base_url:
         raise ConfigurationError(
             f"LLM_PROVIDER={settings.llm_provider} needs LLM_BASE_URL (e.g. http://127.0.0.1:8000/v1) "
@@ -116,4 +120,8 @@ def json_mode(settings: Settings) -> JsonMode:
 
 
 def _key(settings: Settings) -> str | None:
-    return settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+    return _secret(settings.llm_api_key)
+
+
+def _secret(value: SecretStr | None) -> str | None:
+    return value.get_secret_value() if value else None

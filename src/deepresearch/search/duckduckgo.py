@@ -24,7 +24,7 @@ DEFAULT_TIMEOUT = 10
 MIN_INTERVAL = 1.0
 """Seconds between two searches: ddgs scrapes result pages, and DuckDuckGo answers "202 Ratelimit"
 to a burst; one search a second is what the run asks of it."""
-MISSING = "duckduckgo needs the ddgs package: pip install 'deepresearch[web]' (or ddgs)"
+MISSING = "duckduckgo needs the ddgs package: pip install 'deepresearch-offline[web]' (or ddgs)"
 _RATELIMIT = re.compile(r"\b(202\s+ratelimit|ratelimit|rate limit|429)\b", re.IGNORECASE)
 _NO_RESULTS = "no results found"
 

@@ -28,7 +28,7 @@ VENDOR_ERRORS = (
     "TimeoutError",
 )
 DEFAULT_TIMEOUT = 30.0
-MISSING = "tavily needs the tavily-python package: pip install 'deepresearch[web]' (or tavily-python)"
+MISSING = "tavily needs the tavily-python package: pip install 'deepresearch-offline[web]' (or tavily-python)"
 
 
 class TavilyClientLike(Protocol):

@@ -1,0 +1,26 @@
+"""``deepresearch settings``: every setting, its default and what it does (the docs page's source)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+
+def settings_command(
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="Print the docs page (docs/SETTINGS.md) as Markdown.")
+    ] = False,
+) -> None:
+    """Print every setting in force as .env lines, each under what it does (secrets masked)."""
+    from deepresearch.cli.main import _friendly_errors
+    from deepresearch.settings import Settings
+    from deepresearch.settings_docs import settings_markdown, settings_text
+
+    if markdown:
+        sys.stdout.write(settings_markdown())
+        return
+    with _friendly_errors():
+        current = Settings.load()
+    sys.stdout.write(settings_text(current))
