@@ -13,7 +13,8 @@ import pytest
 
 from deepresearch.errors import SearchError
 from deepresearch.search.duckduckgo import DuckDuckGoSearch, is_rate_limit
-from deepresearch.search.ratelimit import RateLimitedError, RateLimiter, RetryPolicy, Throttled
+from deepresearch.retry import IntervalGate, RetryPolicy
+from deepresearch.search.ratelimit import RateLimitedError, Throttled
 from tests.search.replay import fixture_json
 
 exceptions = pytest.importorskip("ddgs.exceptions")
@@ -82,7 +83,7 @@ def test_202_then_results_is_retried_with_backoff() -> None:
     slept: list[float] = []
     backend = Throttled(
         DuckDuckGoSearch(client=client),
-        limiter=RateLimiter(0.0, sleep=slept.append),
+        gate=IntervalGate(0.0, sleep=slept.append),
         policy=RetryPolicy(max_retries=2, base_delay=0.5),
         sleep=slept.append,
         rng=random.Random(3),

@@ -44,7 +44,7 @@ def test_each_web_engine_builds_behind_a_rate_limiter(
     backend, close = build_search(settings)
     assert isinstance(backend, Throttled) and backend.name == api
     assert type(backend.backend).__name__ == engine
-    assert backend.limiter.min_interval == 0.25 and backend.policy.max_retries == 5
+    assert backend.gate.interval == 0.25 and backend.policy.max_retries == 5
     close()
 
 
@@ -132,8 +132,8 @@ def test_each_engine_is_paced_as_it_asks_unless_the_operator_sets_an_interval(
         pytest.importorskip("ddgs")
     backend, close = build_search(load(tmp_path, search_api=api, **extra))
     assert isinstance(backend, Throttled)
-    assert (backend.limiter.min_interval, backend.max_parallel) == (interval, parallel)
+    assert (backend.gate.interval, backend.max_parallel) == (interval, parallel)
     close()
     chosen, close = build_search(load(tmp_path, search_api=api, search_min_interval_seconds=2.5, **extra))
-    assert isinstance(chosen, Throttled) and chosen.limiter.min_interval == 2.5
+    assert isinstance(chosen, Throttled) and chosen.gate.interval == 2.5
     close()

@@ -12,13 +12,8 @@ import pytest
 
 from deepresearch.errors import SearchError
 from deepresearch.search.query import fit_query, guard_query
-from deepresearch.search.ratelimit import (
-    RateLimitedError,
-    RateLimiter,
-    RetryPolicy,
-    Throttled,
-    parse_retry_after,
-)
+from deepresearch.retry import IntervalGate, RetryPolicy, parse_retry_after
+from deepresearch.search.ratelimit import RateLimitedError, Throttled
 from deepresearch.search.searxng import SearxngSearch
 from deepresearch.search.testing import StaticSearch, hit
 from deepresearch.search.wikipedia import WikipediaSearch
@@ -77,7 +72,7 @@ def test_parse_retry_after_http_date() -> None:
 
 def test_rate_limiter_spaces_calls_by_the_minimum_interval() -> None:
     fake = FakeTime()
-    limiter = RateLimiter(1.5, clock=fake.clock, sleep=fake.sleep)
+    limiter = IntervalGate(1.5, clock=fake.clock, sleep=fake.sleep)
     assert limiter.wait() == 0
     assert limiter.wait() == pytest.approx(1.5)
     fake.now += 10
@@ -98,8 +93,8 @@ def test_retry_policy_is_exponential_with_bounded_jitter() -> None:
 def throttled(backend: object, fake: FakeTime, retries: int = 3) -> Throttled:
     return Throttled(
         backend,  # type: ignore[arg-type]
-        limiter=RateLimiter(0.0, clock=fake.clock, sleep=fake.sleep),
-        policy=RetryPolicy(max_retries=retries, base_delay=0.01, max_delay=5.0, jitter=0.5),
+        gate=IntervalGate(0.0, clock=fake.clock, sleep=fake.sleep),
+        policy=RetryPolicy(max_retries=retries, base_delay=0.01, max_delay=5.0, max_wait=5.0, jitter=0.5),
         sleep=fake.sleep,
         rng=random.Random(1),
     )

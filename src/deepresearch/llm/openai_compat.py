@@ -14,7 +14,7 @@ still carries the schema; that is the caller's job.
 Resilience: ``timeout`` bounds each request in total — connect, headers and every byte of the
 answer (a server that drips its answer is cut off; see :class:`DeadlineTransport`); 429, 5xx and
 connection errors are retried with
-backoff by :class:`~deepresearch.llm.retry.RetryPolicy` (``Retry-After`` honoured); a stream is
+backoff by :class:`~deepresearch.retry.RetryPolicy` (``Retry-After`` honoured); a stream is
 retried only before its first chunk. The SDK's own retries are off, so this policy is the only one.
 """
 
@@ -35,7 +35,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from deepresearch.errors import ModelError, ModelNotAvailableError, ModelTimeoutError
 from deepresearch.llm.base import Completion, Message, Usage
-from deepresearch.llm.retry import MAX_RETRY_AFTER, RetryPolicy, retryable_status
+from deepresearch.retry import RetryPolicy, retry_after, retryable_status
 from deepresearch.settings import mask_secret
 
 __all__ = ["JsonMode", "OpenAICompatModel", "mask_secret"]
@@ -157,7 +157,7 @@ class OpenAICompatModel:
         self.json_mode: JsonMode = json_mode
         self.tool_calling = tool_calling
         self.extra_body = dict(extra_body or {})
-        self.retry = RetryPolicy(retries=max_retries, base_delay=retry_base_delay)
+        self.retry = RetryPolicy(max_retries=max_retries, base_delay=retry_base_delay)
         self._sleep = sleep
         self._api_key = api_key
         self._rejected_formats = 0
@@ -323,13 +323,12 @@ class OpenAICompatModel:
 
     def _retry_delay(self, exc: Exception, attempt: int) -> float | None:
         """Seconds to wait before attempt ``attempt + 2``, or ``None`` when ``exc`` is final."""
-        if attempt >= self.retry.retries or isinstance(exc, TIMEOUT_ERRORS):
+        if attempt >= self.retry.max_retries or isinstance(exc, TIMEOUT_ERRORS):
             return None
         if isinstance(exc, openai.APIStatusError):
             if not retryable_status(exc.status_code):
                 return None
-            delay = self.retry.delay(attempt, exc.response.headers)
-            return delay if delay <= MAX_RETRY_AFTER else None
+            return self.retry.delay(attempt, retry_after(exc.response.headers))
         if isinstance(exc, CONNECTION_ERRORS):
             return self.retry.backoff(attempt)
         return None
@@ -340,7 +339,7 @@ class OpenAICompatModel:
             self.base_url,
             self._what(exc),
             attempt + 1,
-            self.retry.retries,
+            self.retry.max_retries,
             delay,
         )
         self._sleep(delay)

@@ -7,39 +7,11 @@ of one run) together keep the interval, not each on its own.
 
 from __future__ import annotations
 
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from deepresearch.llm.base import ChatModel, Completion, ModelCall
 from deepresearch.llm.wrapper import ModelWrapper
-
-
-class IntervalGate:
-    """Hands out call slots at least ``interval`` seconds apart, in arrival order."""
-
-    def __init__(
-        self,
-        *,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
-    ) -> None:
-        self._clock = clock
-        self._sleep = sleep
-        self._last: float | None = None
-        self._lock = threading.Lock()
-
-    def wait(self, interval: float) -> float:
-        """Block until ``interval`` seconds have passed since the previous slot; return the wait."""
-        with self._lock:
-            now = self._clock()
-            start = now if self._last is None else max(now, self._last + interval)
-            self._last = start
-        waited = start - now
-        if waited > 0:
-            self._sleep(waited)
-        return waited
-
+from deepresearch.retry import IntervalGate
 
 PROCESS_GATE = IntervalGate()
 

@@ -8,11 +8,12 @@ from deepresearch.errors import ConfigurationError
 from deepresearch.index.corpus import local_index_path
 from deepresearch.index.embeddings import embedder_for
 from deepresearch.index.store import DocumentIndex
+from deepresearch.retry import IntervalGate
 from deepresearch.search.base import SearchBackend
 from deepresearch.search.chain import SearchChain
 from deepresearch.search.local import LocalSearch
 from deepresearch.search.notes import NotesSearch
-from deepresearch.search.ratelimit import RateLimiter, RetryPolicy, Throttled, pacing_of
+from deepresearch.search.ratelimit import Throttled, pacing_of, search_policy
 from deepresearch.settings import Settings
 
 WEB = ("duckduckgo", "tavily", "perplexity", "searxng", "wikipedia")
@@ -51,8 +52,8 @@ def build_web_backend(name: str, settings: Settings) -> Throttled:
     set; ConfigurationError names a missing setting."""
     engine = _engine(name, settings)
     interval, parallel = pacing_of(engine, settings.search_min_interval_seconds)
-    policy = RetryPolicy(max_retries=settings.search_max_retries)
-    return Throttled(engine, limiter=RateLimiter(interval), policy=policy, max_parallel=parallel)
+    policy = search_policy(settings.search_max_retries)
+    return Throttled(engine, gate=IntervalGate(interval), policy=policy, max_parallel=parallel)
 
 
 def build_chain(settings: Settings, notice: Notice | None = None) -> tuple[SearchChain, Callable[[], None]]:

@@ -12,7 +12,8 @@ from typing import Any
 import httpx
 
 from deepresearch.errors import SearchError
-from deepresearch.search.ratelimit import RateLimitedError, parse_retry_after
+from deepresearch.retry import parse_retry_after
+from deepresearch.search.ratelimit import RateLimitedError
 
 USER_AGENT = "deepresearch/0.1 (open-source research agent; python-httpx)"
 DEFAULT_TIMEOUT = 20.0
