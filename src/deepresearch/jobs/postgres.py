@@ -1,0 +1,317 @@
+"""Jobs, their events and the research checkpoints in PostgreSQL (``DATABASE_URL``), for Celery workers.
+
+The schema changes only through :data:`MIGRATIONS` (``deepresearch_schema`` records the version);
+every process migrates on start under an advisory lock, so API nodes and workers may start together.
+Events are numbered per job from the job row (``last_seq``, bumped under its row lock), so the
+sequence has no gap and no duplicate whichever process writes. A running job carries a lease
+(``lease_owner``, ``lease_until`` on the database's clock): its worker renews it; a job whose lease
+ran out (its worker died) is handed to another worker, which resumes it from its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from deepresearch.errors import ConfigurationError, DeepResearchError
+from deepresearch.server.store import UNFINISHED, JobRow, JobStatus, StoredEvent, utc_now
+
+if TYPE_CHECKING:
+    import psycopg
+    from psycopg_pool import ConnectionPool
+
+MIGRATION_LOCK = 0x6472_6A6F_6273  # "drjobs": one migrating process at a time
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        topic TEXT NOT NULL,
+        status TEXT NOT NULL,
+        dry_run BOOLEAN NOT NULL DEFAULT FALSE,
+        overrides TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        started_at TEXT,
+        finished_at TEXT,
+        run_dir TEXT,
+        error TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        result TEXT,
+        cancel_requested BOOLEAN NOT NULL DEFAULT FALSE,
+        last_seq INTEGER NOT NULL DEFAULT 0,
+        lease_owner TEXT,
+        lease_until TIMESTAMPTZ,
+        ordinal BIGSERIAL
+    );
+    CREATE INDEX jobs_by_created ON jobs (created_at);
+    CREATE INDEX jobs_by_status ON jobs (status);
+    CREATE TABLE job_events (
+        job_id TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (job_id, seq)
+    );
+    """,
+)
+FIX = (
+    "set DATABASE_URL to a reachable PostgreSQL database, e.g. postgresql://user:pass@host:5432/deepresearch"
+)
+
+
+def connection_pool(url: str, *, max_size: int = 10) -> ConnectionPool:
+    """A pool of autocommit connections with dict rows (what the store and LangGraph's saver want)."""
+    try:
+        import psycopg
+        from psycopg.rows import dict_row
+        from psycopg_pool import ConnectionPool
+    except ImportError as exc:
+        raise ConfigurationError(
+            "JOBS_BACKEND=celery needs the team extra: pip install 'deepresearch[team]'"
+        ) from exc
+    try:
+        psycopg.connect(url, connect_timeout=5).close()
+    except psycopg.Error as exc:
+        raise ConfigurationError(f"cannot connect to PostgreSQL: {_clean(exc)}; {FIX}") from None
+    kwargs = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
+    return ConnectionPool(url, min_size=1, max_size=max_size, kwargs=kwargs, open=True)
+
+
+def migrate(pool: ConnectionPool) -> int:
+    """Apply the migrations the database has not had (and LangGraph's); returns the version."""
+    with pool.connection() as conn:
+        conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
+        try:
+            version = _apply(conn)
+            postgres_checkpointer(pool).setup()
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
+    return version
+
+
+def _apply(conn: psycopg.Connection[Any]) -> int:
+    conn.execute("CREATE TABLE IF NOT EXISTS deepresearch_schema (version INTEGER NOT NULL)")
+    row = conn.execute("SELECT MAX(version) AS v FROM deepresearch_schema").fetchone()
+    version = int(row["v"] or 0) if row else 0
+    if version > len(MIGRATIONS):
+        raise DeepResearchError(
+            f"the jobs database is at schema version {version}, newer than this deepresearch supports "
+            f"({len(MIGRATIONS)}); upgrade deepresearch or point DATABASE_URL elsewhere"
+        )
+    for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+        with conn.transaction():
+            conn.execute(script, prepare=False)
+            conn.execute("INSERT INTO deepresearch_schema (version) VALUES (%s)", (number,))
+    return len(MIGRATIONS)
+
+
+def postgres_checkpointer(pool: ConnectionPool) -> Any:
+    """LangGraph's PostgreSQL saver over ``pool``, reviving only the research state's own types."""
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    from deepresearch.durable import state_serializer
+
+    return PostgresSaver(pool, serde=state_serializer())  # type: ignore[arg-type]
+
+
+class PostgresJobStore:
+    """The same contract as the SQLite :class:`~deepresearch.server.store.JobStore`, shared by every
+    API node and worker. ``owner`` names this process in the leases it takes."""
+
+    def __init__(
+        self, pool: ConnectionPool, *, owner: str | None = None, lease_seconds: float = 30.0
+    ) -> None:
+        self.pool = pool
+        self.path = "postgresql"
+        self.owner = owner or uuid.uuid4().hex
+        self.lease_seconds = lease_seconds
+
+    def close(self) -> None:
+        self.pool.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[psycopg.Connection[Any]]:
+        with self.pool.connection() as conn, conn.transaction():
+            yield conn
+
+    def _one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
+        with self.pool.connection() as conn:
+            row: dict[str, Any] | None = conn.execute(sql, args).fetchone()
+        return row
+
+    def _all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        with self.pool.connection() as conn:
+            return list(conn.execute(sql, args).fetchall())
+
+    def create(self, topic: str, *, overrides: dict[str, Any], dry_run: bool = False) -> JobRow:
+        job_id = uuid.uuid4().hex
+        self._one(
+            "INSERT INTO jobs (id, topic, status, dry_run, overrides, created_at) "
+            "VALUES (%s, %s, 'queued', %s, %s, %s) RETURNING id",
+            (job_id, topic, dry_run, json.dumps(overrides), utc_now()),
+        )
+        return self.require(job_id)
+
+    def get(self, job_id: str) -> JobRow | None:
+        row = self._one("SELECT * FROM jobs WHERE id = %s", (job_id,))
+        return _job(row) if row else None
+
+    def require(self, job_id: str) -> JobRow:
+        job = self.get(job_id)
+        if job is None:
+            raise KeyError(job_id)
+        return job
+
+    def recent(self, *, limit: int = 50, offset: int = 0, status: str | None = None) -> list[JobRow]:
+        """Newest first."""
+        where, args = ("WHERE status = %s", [status]) if status else ("", [])
+        sql = f"SELECT * FROM jobs {where} ORDER BY created_at DESC, ordinal DESC LIMIT %s OFFSET %s"
+        return [_job(r) for r in self._all(sql, [*args, limit, offset])]
+
+    def count(self, status: JobStatus) -> int:
+        row = self._one("SELECT COUNT(*) AS n FROM jobs WHERE status = %s", (status,))
+        return int(row["n"]) if row else 0
+
+    def request_cancel(self, job_id: str) -> bool:
+        row = self._one(
+            "UPDATE jobs SET cancel_requested = TRUE WHERE id = %s AND status IN ('queued', 'running') "
+            "RETURNING id",
+            (job_id,),
+        )
+        return row is not None
+
+    def unfinished(self) -> list[JobRow]:
+        rows = self._all("SELECT * FROM jobs WHERE status IN (%s, %s) ORDER BY ordinal", UNFINISHED)
+        return [_job(r) for r in rows]
+
+    def mark_running(self, job_id: str) -> bool:
+        """Take the job (one more attempt, a fresh lease): False when it has finished or another
+        live worker holds it."""
+        row = self._one(
+            "UPDATE jobs SET status = 'running', attempts = attempts + 1, "
+            "started_at = COALESCE(started_at, %s), lease_owner = %s, "
+            "lease_until = now() + make_interval(secs => %s) "
+            "WHERE id = %s AND (status = 'queued' OR (status = 'running' AND "
+            "(lease_until IS NULL OR lease_until < now()))) RETURNING id",
+            (utc_now(), self.owner, self.lease_seconds, job_id),
+        )
+        return row is not None
+
+    def renew(self, job_ids: Sequence[str]) -> list[str]:
+        """Extend this process's leases on ``job_ids``; returns those whose cancel was asked."""
+        if not job_ids:
+            return []
+        rows = self._all(
+            "UPDATE jobs SET lease_until = now() + make_interval(secs => %s) "
+            "WHERE id = ANY(%s) AND status = 'running' AND lease_owner = %s RETURNING id, cancel_requested",
+            (self.lease_seconds, list(job_ids), self.owner),
+        )
+        return [r["id"] for r in rows if r["cancel_requested"]]
+
+    def reclaim_expired(self) -> list[str]:
+        """Put back to ``queued`` the running jobs whose lease ran out (their worker died); each is
+        returned to exactly one caller, who queues it again."""
+        rows = self._all(
+            "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_until = NULL "
+            "WHERE status = 'running' AND lease_until < now() RETURNING id"
+        )
+        return [r["id"] for r in rows]
+
+    def release(self, job_id: str) -> bool:
+        """Give back a job this process holds (it is stopping), so another worker takes it now."""
+        row = self._one(
+            "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_until = NULL "
+            "WHERE id = %s AND status = 'running' AND lease_owner = %s RETURNING id",
+            (job_id, self.owner),
+        )
+        return row is not None
+
+    def set_run_dir(self, job_id: str, run_dir: str) -> None:
+        self._one("UPDATE jobs SET run_dir = %s WHERE id = %s RETURNING id", (run_dir, job_id))
+
+    def finish(
+        self,
+        job_id: str,
+        status: JobStatus,
+        event: dict[str, Any],
+        now: float,
+        *,
+        result: dict[str, Any] | None = None,
+        error: str | None = None,
+    ) -> StoredEvent | None:
+        """Finish an unfinished job and store its last ``event`` in one transaction; None (and
+        nothing stored) when it had already finished."""
+        with self._tx() as conn:
+            row = conn.execute(
+                "UPDATE jobs SET status = %s, finished_at = %s, result = %s, error = %s, "
+                "lease_owner = NULL, lease_until = NULL "
+                "WHERE id = %s AND status IN ('queued', 'running') RETURNING id",
+                (status, utc_now(), _dump(result), error, job_id),
+            ).fetchone()
+            return _insert_event(conn, job_id, event, now) if row else None
+
+    def append_event(self, job_id: str, event: dict[str, Any], now: float) -> StoredEvent:
+        with self._tx() as conn:
+            return _insert_event(conn, job_id, event, now)
+
+    def events(self, job_id: str, *, after: int = 0, limit: int = 500) -> list[StoredEvent]:
+        rows = self._all(
+            "SELECT * FROM job_events WHERE job_id = %s AND seq > %s ORDER BY seq LIMIT %s",
+            (job_id, after, limit),
+        )
+        return [_event(r) for r in rows]
+
+    def event_types(self, job_id: str) -> Sequence[tuple[str, dict[str, Any]]]:
+        rows = self._all(
+            "SELECT type, body FROM job_events WHERE job_id = %s AND type != 'done' ORDER BY seq", (job_id,)
+        )
+        return [(r["type"], json.loads(r["body"])) for r in rows]
+
+
+def _insert_event(
+    conn: psycopg.Connection[Any], job_id: str, event: dict[str, Any], now: float
+) -> StoredEvent:
+    row = conn.execute(
+        "UPDATE jobs SET last_seq = last_seq + 1 WHERE id = %s RETURNING last_seq", (job_id,)
+    ).fetchone()
+    if row is None:
+        raise KeyError(job_id)
+    body = {**event, "seq": int(row["last_seq"])}
+    conn.execute(
+        "INSERT INTO job_events (job_id, seq, type, body, created_at) VALUES (%s, %s, %s, %s, %s)",
+        (job_id, body["seq"], body["type"], json.dumps(body, ensure_ascii=False), now),
+    )
+    return StoredEvent(job_id, body["seq"], body["type"], body, now)
+
+
+def _dump(value: dict[str, Any] | None) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _clean(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:300] or type(exc).__name__
+
+
+def _job(row: dict[str, Any]) -> JobRow:
+    return JobRow(
+        id=row["id"],
+        topic=row["topic"],
+        status=row["status"],
+        dry_run=bool(row["dry_run"]),
+        overrides=json.loads(row["overrides"]),
+        created_at=row["created_at"],
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+        run_dir=row["run_dir"],
+        error=row["error"],
+        attempts=row["attempts"],
+        result=json.loads(row["result"]) if row["result"] else None,
+        cancel_requested=bool(row["cancel_requested"]),
+    )
+
+
+def _event(row: dict[str, Any]) -> StoredEvent:
+    return StoredEvent(row["job_id"], row["seq"], row["type"], json.loads(row["body"]), row["created_at"])

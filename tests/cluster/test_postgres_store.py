@@ -1,0 +1,77 @@
+"""The PostgreSQL job store keeps the SQLite store's contract, shared by every process."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from deepresearch.errors import ConfigurationError, DeepResearchError
+from deepresearch.jobs.postgres import MIGRATIONS, PostgresJobStore, connection_pool, migrate
+
+
+@pytest.fixture
+def store(database_url: str) -> Iterator[PostgresJobStore]:
+    pool = connection_pool(database_url)
+    migrate(pool)
+    yield PostgresJobStore(pool, lease_seconds=0.5)
+    pool.close()
+
+
+def test_events_are_numbered_without_gaps_when_many_threads_write(store: PostgresJobStore) -> None:
+    job = store.create("topic", overrides={"max_web_research_loops": 1})
+
+    def write() -> None:
+        for _ in range(20):
+            store.append_event(job.id, {"type": "status", "step": "x", "data": {}}, time.time())
+
+    threads = [threading.Thread(target=write) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [e.seq for e in store.events(job.id, limit=1000)] == list(range(1, 81))
+    assert [e.seq for e in store.events(job.id, after=78)] == [79, 80]
+    assert store.require(job.id).overrides == {"max_web_research_loops": 1}
+
+
+def test_a_job_is_finished_once_with_its_last_event(store: PostgresJobStore) -> None:
+    job = store.create("topic", overrides={})
+    done = {"type": "done", "step": "done", "data": {}}
+    assert store.finish(job.id, "completed", done, time.time(), result={"a": 1}) is not None
+    assert store.finish(job.id, "failed", done, time.time()) is None
+    finished = store.require(job.id)
+    assert finished.status == "completed" and finished.result == {"a": 1}
+    assert [e.type for e in store.events(job.id)] == ["done"]
+
+
+def test_a_live_lease_keeps_other_workers_out_until_it_runs_out(store: PostgresJobStore) -> None:
+    other = PostgresJobStore(store.pool, lease_seconds=0.5)
+    job = store.create("topic", overrides={})
+    assert store.mark_running(job.id)
+    assert not other.mark_running(job.id)
+    assert store.reclaim_expired() == []
+    time.sleep(0.7)
+    assert other.reclaim_expired() == [job.id]
+    assert store.reclaim_expired() == []
+    assert other.mark_running(job.id)
+    assert store.require(job.id).attempts == 2
+    assert store.renew([job.id]) == [] and other.request_cancel(job.id)
+    assert other.renew([job.id]) == [job.id]
+
+
+def test_migrations_are_idempotent_and_a_newer_schema_is_refused(database_url: str) -> None:
+    pool = connection_pool(database_url)
+    assert migrate(pool) == migrate(pool) == len(MIGRATIONS)
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO deepresearch_schema (version) VALUES (99)")
+    with pytest.raises(DeepResearchError, match="newer than this deepresearch"):
+        migrate(pool)
+    pool.close()
+
+
+def test_an_unreachable_database_says_how_to_fix_it() -> None:
+    with pytest.raises(ConfigurationError, match="DATABASE_URL"):
+        connection_pool("postgresql://nobody@127.0.0.1:1/none")
