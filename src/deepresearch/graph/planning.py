@@ -30,6 +30,7 @@ _NAME_STARTS = frozenset(
     "new san santa saint st los las el le la de del da di van von der den du mount mt lake fort".split()  # noqa: SIM905
 )
 _PLACEHOLDER = re.compile(r"[\[\]{}<>]|\.\.\.|…")
+"""A prompt's blank copied as is: ``[specific technology]``, ``{topic}``, ``<entity>``, ``...``."""
 _COMMON_CAPITALISED = frozenset(
     """january february march april may june july august september october november december monday
     tuesday wednesday thursday friday saturday sunday american german french dutch greek swiss thai
@@ -181,11 +182,17 @@ def _usable(question: str, proposed: list[PlannedTask]) -> tuple[list[TodoItem],
     return kept, dropped
 
 
+def has_placeholder(query: str) -> bool:
+    """True when ``query`` holds a template's blank (brackets, braces, angle brackets, an ellipsis):
+    tiny models copy the prompt's example queries verbatim, placeholders included."""
+    return bool(_PLACEHOLDER.search(query))
+
+
 def _flaw(query: str, question_stems: set[str], kept: list[TodoItem]) -> str | None:
     terms = set(key_stems(query))
     if is_fragment(query):
         return "fragment"
-    if _PLACEHOLDER.search(query):
+    if has_placeholder(query):
         return "placeholder"
     if question_stems and not question_stems & terms:
         return "off topic"

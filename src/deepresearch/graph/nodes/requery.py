@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -14,11 +13,15 @@ from deepresearch.answers.evidence import ranked_bridges, sentence_pool
 from deepresearch.citations import Source
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
-from deepresearch.graph.planning import ANCHOR_TITLE, is_fragment, normalize_query, question_entities
+from deepresearch.graph.planning import (
+    ANCHOR_TITLE,
+    has_placeholder,
+    is_fragment,
+    normalize_query,
+    question_entities,
+)
 from deepresearch.graph.state import ResearchState, TaskJudgement, TodoItem
 from deepresearch.text import key_stems, key_terms, missing_terms, stems, term_stems
-
-_PLACEHOLDER = re.compile(r"[\[\]{}<>]|\.\.\.|…")
 
 
 def requery(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
@@ -101,7 +104,7 @@ def choose_query(
         query = " ".join((candidate or "").split())[:200]
         norm = normalize_query(query)
         on_topic = bool(topic & term_stems(key_terms(query)))
-        usable = not _PLACEHOLDER.search(query) and not is_fragment(query)
+        usable = not has_placeholder(query) and not is_fragment(query)
         if norm and norm not in ran and on_topic and usable:
             return query
     return None
