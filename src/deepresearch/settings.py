@@ -20,7 +20,15 @@ Provider = Literal["embedded", "custom", "openai", "ollama", "lmstudio"]
 SummaryMode = Literal["auto", "extractive", "model"]
 
 DEFAULT_EMBEDDED_MODEL = "smollm2"
-SECRET_FIELDS = ("llm_api_key", "openai_api_key", "tavily_api_key", "perplexity_api_key", "api_token")
+SECRET_FIELDS = (
+    "llm_api_key",
+    "openai_api_key",
+    "tavily_api_key",
+    "perplexity_api_key",
+    "api_token",
+    "database_url",
+    "redis_url",
+)
 
 
 class Settings(BaseSettings):
@@ -98,6 +106,11 @@ class Settings(BaseSettings):
     max_queued_jobs: int = Field(100, ge=1, le=100_000)
     allowed_hosts: str = ""
     request_search_apis: str = ""
+
+    jobs_backend: Literal["local", "celery"] = "local"
+    redis_url: SecretStr | None = None
+    database_url: SecretStr | None = None
+    job_lease_seconds: float = Field(30.0, ge=1, le=3600)
 
     @field_validator("search_api", "llm_provider", mode="before")
     @classmethod

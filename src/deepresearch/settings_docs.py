@@ -40,6 +40,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "api_token", "cors_origins", "max_concurrent_jobs", "max_body_bytes", "max_queued_jobs",
         "allowed_hosts", "request_search_apis",
     ),
+    "Running for a team": ("jobs_backend", "redis_url", "database_url", "job_lease_seconds"),
 }  # fmt: skip
 
 DESCRIPTIONS: dict[str, str] = {
@@ -117,6 +118,16 @@ DESCRIPTIONS: dict[str, str] = {
     "allowed_hosts": "Comma-separated Host names the service answers (DNS-rebinding guard); empty "
     "allows loopback names only when bound to loopback.",
     "request_search_apis": "Search backends a request may choose besides `SEARCH_API`.",
+    "jobs_backend": "Where `/tasks` jobs run: `local` (threads of the API process, SQLite under "
+    "`DEEPRESEARCH_HOME`) or `celery` (`deepresearch worker` processes, state in PostgreSQL, events "
+    "through Redis; needs the `team` extra). With `celery`, `DEEPRESEARCH_HOME` (or `NOTES_WORKSPACE` "
+    "and `RUNS_WORKSPACE`) must be a path every API node and worker shares.",
+    "redis_url": "Redis for `JOBS_BACKEND=celery`: the Celery broker, live events, cancels and the "
+    "cluster-wide rate limits (`redis://host:6379/0`).",
+    "database_url": "PostgreSQL for `JOBS_BACKEND=celery`: jobs, events and checkpoints "
+    "(`postgresql://user:pass@host:5432/deepresearch`); migrated on start.",
+    "job_lease_seconds": "How long a worker's hold on a running job lasts unrenewed: a job whose worker "
+    "died is resumed by another worker after at most this long.",
 }
 
 
