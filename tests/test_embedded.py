@@ -20,12 +20,12 @@ from deepresearch.errors import ModelError, ModelNotAvailableError
 from deepresearch.llm.base import ChatModel, Completion, Message
 from deepresearch.llm.embedded import (
     EMBEDDED_MODELS,
-    TRUNCATION_MARKER,
     EmbeddedModel,
     fit_messages,
     fold_system,
     locate_model,
 )
+from deepresearch.text import TRUNCATION_MARKER
 
 SCHEMA = {
     "type": "object",

@@ -48,7 +48,7 @@ from typing import Literal, TypeAlias, TypeVar, cast, get_args
 import yaml
 
 from deepresearch.errors import DeepResearchError, NoteNotFoundError
-from deepresearch.runs import atomic_write_text
+from deepresearch.files import atomic_write_text
 from deepresearch.text import is_cjk_run, is_content_word, words
 
 __all__ = [

@@ -11,24 +11,22 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import secrets
 import shutil
 import stat
-import tempfile
 import threading
 import unicodedata
 from datetime import datetime, timedelta, timezone
 from pathlib import Path, PurePosixPath
 
 from deepresearch.errors import DeepResearchError
+from deepresearch.files import atomic_write_text
 
 __all__ = [
     "RUN_FILE",
     "RunFolder",
     "RunStore",
-    "atomic_write_text",
     "slugify",
 ]
 
@@ -40,27 +38,6 @@ _CREATE_ATTEMPTS = 100
 _RUN_ID_RE = re.compile(r"^\d{8}-\d{6}-(?:[a-z0-9-]{1,40}-)?[0-9a-f]{4}$")
 _APPEND_LOCK = threading.Lock()
 _ERRORS = "backslashreplace"
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8, newlines kept as given) so readers never see a
-    partial file: write a temporary file in the same directory, fsync it, ``os.replace`` it.
-
-    Lone surrogates, which UTF-8 cannot encode (``json.loads`` of model output can make them),
-    are written as ``\\udXXX`` escapes, which JSON readers decode back. The temporary file is
-    removed if anything fails; the error propagates.
-    """
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors=_ERRORS, newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def slugify(text: str, *, max_length: int = _SLUG_MAX) -> str:

@@ -47,6 +47,9 @@ STOPWORDS = frozenset(
 )
 """The one stopword list: the index's query builder, key terms and the notes search all use it."""
 
+TRUNCATION_MARKER = "[truncated]"
+"""The one mark of text cut short: fetched pages, sources in prompts, the embedded model's context."""
+
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 """The CJK rule: Hiragana, Katakana, CJK ideographs (with extension A and compatibility), Hangul."""
 
@@ -240,8 +243,9 @@ def rank_by_terms(candidates: Sequence[str], terms: Iterable[str]) -> list[tuple
     return sorted(scored, key=lambda pair: (-pair[0], pair[1]))
 
 
-def truncate(text: str, limit: int, marker: str = " [truncated]") -> str:
-    return text if len(text) <= limit else text[:limit].rstrip() + marker
+def truncate(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters and marked with :data:`TRUNCATION_MARKER` when longer."""
+    return text if len(text) <= limit else f"{text[:limit].rstrip()} {TRUNCATION_MARKER}"
 
 
 def _idf(term: str, docs: Sequence[Counter[str]]) -> float:

@@ -10,8 +10,9 @@ import pytest
 
 from deepresearch.errors import ConfigurationError, FetchError
 from deepresearch.fetch import HostPolicy, extract
-from deepresearch.fetch.extract import clean_title, limit_text, sanitize, sniff_type
+from deepresearch.fetch.extract import limit_text, sniff_type
 from deepresearch.fetch.guard import blocked_reason, check_scheme, safe_address
+from deepresearch.untrusted import clean_title, sanitize
 
 from .documents import ARTICLE_SENTENCE, INJECTION, article_html, text_pdf
 

@@ -18,9 +18,9 @@ from deepresearch.llm.factory import build_model
 from deepresearch.llm.metered import MeteredModel
 from deepresearch.llm.openai_compat import OpenAICompatModel
 from deepresearch.llm.pacing import PacedModel
-from deepresearch.retry import IntervalGate
 from deepresearch.llm.presets import server_config, server_endpoint
 from deepresearch.llm.router import StepRouter
+from deepresearch.retry import IntervalGate
 from deepresearch.settings import Settings
 
 from ..fakeopenai import FakeOpenAI, serve

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from deepresearch.llm.thinking import ToolCallFilter, filter_stream, strip_tool_calls
+from deepresearch.llm.thinking import ToolCallFilter, filter_stream
+from deepresearch.untrusted import strip_tool_calls
 
 TEXT = 'Before [TOOL_CALL: search {"q": "x"}] middle <think>hidden [TOOL_CALL: y]</think>after.'
 

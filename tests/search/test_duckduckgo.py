@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from deepresearch.errors import SearchError
-from deepresearch.search.duckduckgo import DuckDuckGoSearch, is_rate_limit
 from deepresearch.retry import IntervalGate, RetryPolicy
+from deepresearch.search.duckduckgo import DuckDuckGoSearch, is_rate_limit
 from deepresearch.search.ratelimit import RateLimitedError, Throttled
 from tests.search.replay import fixture_json
 

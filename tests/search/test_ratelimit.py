@@ -11,8 +11,8 @@ from email.utils import format_datetime
 import pytest
 
 from deepresearch.errors import SearchError
-from deepresearch.search.query import fit_query, guard_query
 from deepresearch.retry import IntervalGate, RetryPolicy, parse_retry_after
+from deepresearch.search.query import fit_query, guard_query
 from deepresearch.search.ratelimit import RateLimitedError, Throttled
 from deepresearch.search.searxng import SearxngSearch
 from deepresearch.search.testing import StaticSearch, hit

@@ -8,13 +8,12 @@ allowed; ``extract`` (``extract.py``) turns HTML, PDF and text into clean, sanit
 from __future__ import annotations
 
 from deepresearch.fetch.client import FetchConfig, PageFetcher, fetch_many
-from deepresearch.fetch.extract import TRUNCATED_MARKER, Extracted, extract
+from deepresearch.fetch.extract import Extracted, extract
 from deepresearch.fetch.guard import HostPolicy
 from deepresearch.fetch.hits import read_hits
 from deepresearch.fetch.page import FetchedPage, FetchResult
 
 __all__ = [
-    "TRUNCATED_MARKER",
     "Extracted",
     "FetchConfig",
     "FetchResult",

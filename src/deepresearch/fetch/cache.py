@@ -16,7 +16,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from deepresearch.fetch.page import FetchedPage
-from deepresearch.runs import atomic_write_text
+from deepresearch.files import atomic_write_text
 
 logger = logging.getLogger(__name__)
 

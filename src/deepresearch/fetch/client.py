@@ -38,7 +38,6 @@ from deepresearch.fetch.cache import PageCache
 from deepresearch.fetch.extract import (
     PDF_TYPES,
     SUPPORTED_TYPES,
-    TRUNCATED_MARKER,
     extract,
     media_type,
     sniff_type,
@@ -46,6 +45,7 @@ from deepresearch.fetch.extract import (
 from deepresearch.fetch.guard import HostPolicy, check_scheme, safe_address
 from deepresearch.fetch.page import FetchedPage, FetchResult
 from deepresearch.settings import Settings
+from deepresearch.text import TRUNCATION_MARKER
 
 USER_AGENT = "Mozilla/5.0 (compatible; deepresearch/0.1; research agent)"
 ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.1"
@@ -285,7 +285,7 @@ class PageFetcher:
             url=str(body.url),
             cut_short=body.cut_short,
         )
-        if not found.text.removesuffix(TRUNCATED_MARKER).strip():
+        if not found.text.removesuffix(TRUNCATION_MARKER).strip():
             raise FetchError("the page has no readable text")
         return FetchedPage(
             url=url,

@@ -3,34 +3,24 @@
 Everything here is pure: bytes and a content type in, :class:`Extracted` out, no I/O. The text that
 comes out is data, never instructions: ``[TOOL_CALL:…]`` markers and the tags that structure our
 prompts (``<source>``, ``<think>``) are removed from it, so a page cannot close the quotation it is
-placed in or pass itself off as a tool call. Text longer than the limit is cut and ends with
-:data:`TRUNCATED_MARKER`.
+placed in or pass itself off as a tool call (:mod:`deepresearch.untrusted`). Text longer than the
+limit is cut and ends with :data:`deepresearch.text.TRUNCATION_MARKER`.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import re
 from dataclasses import dataclass
 
 from deepresearch.errors import FetchError
-from deepresearch.llm.thinking import strip_tool_calls
+from deepresearch.text import TRUNCATION_MARKER
+from deepresearch.untrusted import clean_title, sanitize
 
-TRUNCATED_MARKER = "[truncated]"
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 PDF_TYPES = frozenset({"application/pdf", "application/x-pdf"})
 TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown"})
 SUPPORTED_TYPES = HTML_TYPES | PDF_TYPES | TEXT_TYPES
-
-_PROMPT_TAG = re.compile(
-    r"</?\s*(?:source|think|tool_call|tool_response|function_call|tools)\b[^>]*>"
-    r"|<\|[A-Za-z0-9_ .-]{1,40}\|>",
-    re.IGNORECASE,
-)
-_SPACES = re.compile(r"[ \t\r\f\v]+")
-_BLANK_LINES = re.compile(r"\n{3,}")
-_TITLE_CHARS = str.maketrans('"<>[]', "'()()")
 
 
 @dataclass(frozen=True)
@@ -131,42 +121,25 @@ def decode(data: bytes, encoding: str | None = None) -> str:
         return data.decode("utf-8-sig", errors="replace")
 
 
-def sanitize(text: str) -> str:
-    """``text`` without tool-call markers or prompt tags, whitespace tidied, lines kept."""
-    text = _PROMPT_TAG.sub("", strip_tool_calls(text))
-    lines = (_SPACES.sub(" ", line).strip() for line in text.splitlines())
-    return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
-
-
-def clean_title(title: str | None) -> str | None:
-    """A title on one line, sanitised, without quotes, angle or square brackets (a title can close
-    no attribute or tag and forge no ``[n]`` citation); ``None`` if empty."""
-    if not title:
-        return None
-    flat = " ".join(sanitize(title).split())
-    flat = flat.translate(_TITLE_CHARS)
-    return flat or None
-
-
 def limit_text(text: str, max_chars: int) -> tuple[str, bool]:
     """``text`` if it fits in ``max_chars``, else its start (cut at a word boundary when one is
     near) followed by `` [truncated]``, the whole at most ``max_chars`` long; and whether it was cut."""
     if len(text) <= max_chars:
         return text, False
-    room = max(max_chars - len(TRUNCATED_MARKER) - 1, 0)
+    room = max(max_chars - len(TRUNCATION_MARKER) - 1, 0)
     cut = text[:room]
     boundary = cut.rfind(" ")
     if boundary > room * 0.8:
         cut = cut[:boundary]
-    return f"{cut.rstrip()} {TRUNCATED_MARKER}".lstrip(), True
+    return f"{cut.rstrip()} {TRUNCATION_MARKER}".lstrip(), True
 
 
 def finish(found: Extracted, max_chars: int, *, truncated: bool = False) -> Extracted:
     """``found`` sanitised and cut to ``max_chars``; ``truncated`` marks input already cut short."""
     text, cut = limit_text(sanitize(found.text), max_chars)
     if truncated and not cut:
-        room = max(max_chars - len(TRUNCATED_MARKER) - 1, 0)
-        text = f"{text[:room].rstrip()} {TRUNCATED_MARKER}".lstrip()
+        room = max(max_chars - len(TRUNCATION_MARKER) - 1, 0)
+        text = f"{text[:room].rstrip()} {TRUNCATION_MARKER}".lstrip()
     return Extracted(text=text, title=clean_title(found.title), date=found.date, truncated=cut or truncated)
 
 

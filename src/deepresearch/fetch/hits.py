@@ -7,9 +7,9 @@ from dataclasses import replace
 
 from deepresearch.errors import FetchError
 from deepresearch.fetch.client import PageFetcher
-from deepresearch.fetch.extract import clean_title, sanitize
 from deepresearch.fetch.page import FetchResult
 from deepresearch.search.base import SearchHit
+from deepresearch.untrusted import clean_title, sanitize
 
 
 def read_hits(hits: Sequence[SearchHit], fetcher: PageFetcher) -> tuple[list[SearchHit], list[str]]:

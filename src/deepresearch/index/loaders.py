@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from deepresearch.errors import ConfigurationError, FetchError
-from deepresearch.fetch.extract import Extracted, clean_title, extract_html, extract_pdf, sanitize
+from deepresearch.fetch.extract import Extracted, extract_html, extract_pdf
+from deepresearch.untrusted import clean_title, sanitize
 
 SUPPORTED_SUFFIXES = frozenset({".md", ".txt", ".jsonl", ".html", ".htm", ".pdf", ".docx"})
 

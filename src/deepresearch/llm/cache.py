@@ -13,12 +13,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from deepresearch.files import atomic_write_text
 from deepresearch.llm.base import ChatModel, Completion, ModelCall, Usage
 from deepresearch.llm.wrapper import ModelWrapper
 
@@ -106,17 +105,8 @@ class CachedModel(ModelWrapper):
             return
         path = self.path_for(key)
         try:
-            _write_atomically(path, json.dumps(record, ensure_ascii=False))
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(path, json.dumps(record, ensure_ascii=False))
         except OSError as exc:
             _log.warning("could not write the model cache entry %s (%s)", path, exc)
 
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".part")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    finally:
-        Path(temporary).unlink(missing_ok=True)

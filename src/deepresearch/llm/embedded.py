@@ -27,6 +27,7 @@ from typing import Any, Protocol, cast
 
 from deepresearch.errors import ModelError, ModelNotAvailableError
 from deepresearch.llm.base import Completion, Message, Usage
+from deepresearch.text import TRUNCATION_MARKER
 
 __all__ = [
     "EMBEDDED_MODELS",
@@ -37,7 +38,7 @@ __all__ = [
     "locate_model",
 ]
 
-TRUNCATION_MARKER = "\n[truncated]\n"
+_CUT = f"\n{TRUNCATION_MARKER}\n"
 MESSAGE_OVERHEAD_TOKENS = 8
 PROMPT_MARGIN_TOKENS = 64
 MIN_PROMPT_TOKENS = 128
@@ -204,7 +205,7 @@ def fit_messages(
     fitted = list(messages)
     sizes = [len(encode(m.content)) for m in fitted]
     overhead = MESSAGE_OVERHEAD_TOKENS * len(fitted)
-    marker = len(encode(TRUNCATION_MARKER))
+    marker = len(encode(_CUT))
     stuck: set[int] = set()
     while sum(sizes) + overhead > budget:
         index = _cut_candidate(fitted, sizes, marker, stuck)
@@ -253,7 +254,7 @@ def _cut_middle(tokens: list[int], keep: int, decode: Callable[[list[int]], str]
     tail = keep // 4
     head = keep - tail
     tail_text = decode(tokens[len(tokens) - tail :]) if tail else ""
-    return decode(tokens[:head]) + TRUNCATION_MARKER + tail_text
+    return decode(tokens[:head]) + _CUT + tail_text
 
 
 class EmbeddedModel:

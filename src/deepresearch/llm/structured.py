@@ -20,7 +20,8 @@ from pydantic import BaseModel, ValidationError
 
 from deepresearch.errors import ModelError, ModelNotAvailableError
 from deepresearch.llm.base import ChatModel, Message
-from deepresearch.llm.thinking import strip_thinking, strip_tool_calls
+from deepresearch.llm.thinking import strip_thinking
+from deepresearch.untrusted import strip_tool_calls
 
 T = TypeVar("T", bound=BaseModel)
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)

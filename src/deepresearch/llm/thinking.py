@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from deepresearch.untrusted import strip_tool_calls
+
 _THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _UNCLOSED_THINK = re.compile(r"<think>.*\Z", re.DOTALL | re.IGNORECASE)
 _STRAY_CLOSE = re.compile(r"^.*?</think>", re.DOTALL | re.IGNORECASE)
-_TOOL_CALL = re.compile(r"\[TOOL_CALL:[^\]]*\]?", re.IGNORECASE)
 _OPEN, _CLOSE = "<think>", "</think>"
 _MARKER_OPEN, _MARKER_CLOSE = "[tool_call:", "]"
 
@@ -21,11 +22,6 @@ def strip_thinking(text: str) -> str:
     if _CLOSE in text.lower():
         text = _STRAY_CLOSE.sub("", text, count=1)
     return text.strip()
-
-
-def strip_tool_calls(text: str) -> str:
-    """Remove ``[TOOL_CALL:…]`` markers so they never reach a user, a note or a report."""
-    return _TOOL_CALL.sub("", text)
 
 
 def clean_model_text(text: str, *, strip_think: bool = True) -> str:

@@ -12,11 +12,11 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 
 from deepresearch.errors import DeepResearchError, SearchError
-from deepresearch.fetch.extract import clean_title, sanitize
 from deepresearch.notes import Note, NoteStore
 from deepresearch.search.base import SearchHit
 from deepresearch.search.local import snippet
 from deepresearch.settings import Settings
+from deepresearch.untrusted import clean_title, sanitize
 
 _CANDIDATES = 50
 
