@@ -67,7 +67,19 @@ def _search_task(inp: TaskInput, runtime: Runtime[ResearchContext]) -> dict[str,
 
 
 def gather(state: ResearchState) -> dict[str, Any]:
-    """Join point after a round's searches: the registry has assigned every new source an id."""
+    """Join point after a round's searches: the registry has assigned every new source an id.
+
+    A run that has read nothing while its searches reported failures (an offline machine, a
+    backend that is down) stops here with the search's own error, instead of writing a report
+    from no evidence and calling the run completed."""
+    if not state.get("sources") and state.get("notices"):
+        failures = [n for n in state["notices"] if n.startswith("task ")]
+        if failures:
+            raise SearchError(
+                f"no search succeeded, so nothing was read ({len(failures)} failure(s)); first: "
+                f"{failures[0]}. Check the network or the search settings (SEARCH_API=local "
+                "searches your own index, offline)"
+            )
     return {}
 
 
