@@ -104,7 +104,13 @@ class JobsBackend(Protocol):
         """Begin serving; returns the ids of jobs picked up again (the local backend's restart)."""
         ...
 
-    def stop(self, timeout: float = 10.0) -> None: ...
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop serving: interrupt or stop following running jobs (they resume later)."""
+        ...
+
+    def close(self) -> None:
+        """Release the databases and connections (after :meth:`stop`)."""
+        ...
 
     def submit(self, topic: str, overrides: dict[str, Any]) -> JobRow:
         """Queue a job; :class:`~deepresearch.errors.QueueFullError` when too many wait."""

@@ -67,6 +67,12 @@ class LocalBackend:
         for worker in self._workers:
             worker.join(max(0.0, deadline - time.monotonic()))
 
+    def close(self) -> None:
+        from deepresearch.durable import close_checkpointer
+
+        self.store.close()
+        close_checkpointer(self.checkpointer)
+
     def submit(self, topic: str, overrides: dict[str, Any]) -> JobRow:
         """Queue a job; :class:`QueueFullError` when ``MAX_QUEUED_JOBS`` are already waiting."""
         limit = self.service.settings.max_queued_jobs

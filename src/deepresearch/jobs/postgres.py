@@ -14,7 +14,7 @@ import json
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from deepresearch.errors import ConfigurationError, DeepResearchError
 from deepresearch.server.store import UNFINISHED, JobRow, JobStatus, StoredEvent, utc_now
@@ -139,12 +139,12 @@ class PostgresJobStore:
 
     def _one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
         with self.pool.connection() as conn:
-            row: dict[str, Any] | None = conn.execute(sql, args).fetchone()
-        return row
+            row = conn.execute(sql, args).fetchone()
+        return cast("dict[str, Any] | None", row)
 
     def _all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         with self.pool.connection() as conn:
-            return list(conn.execute(sql, args).fetchall())
+            return cast("list[dict[str, Any]]", conn.execute(sql, args).fetchall())
 
     def create(self, topic: str, *, overrides: dict[str, Any], dry_run: bool = False) -> JobRow:
         job_id = uuid.uuid4().hex
@@ -201,7 +201,8 @@ class PostgresJobStore:
         return row is not None
 
     def renew(self, job_ids: Sequence[str]) -> list[str]:
-        """Extend this process's leases on ``job_ids``; returns those whose cancel was asked."""
+        """Extend this process's leases on ``job_ids``; returns the ids whose run must stop: a
+        cancel was asked, or the job is no longer this process's (finished, or handed on)."""
         if not job_ids:
             return []
         rows = self._all(
@@ -209,7 +210,8 @@ class PostgresJobStore:
             "WHERE id = ANY(%s) AND status = 'running' AND lease_owner = %s RETURNING id, cancel_requested",
             (self.lease_seconds, list(job_ids), self.owner),
         )
-        return [r["id"] for r in rows if r["cancel_requested"]]
+        kept = {r["id"] for r in rows if not r["cancel_requested"]}
+        return [job_id for job_id in job_ids if job_id not in kept]
 
     def reclaim_expired(self) -> list[str]:
         """Put back to ``queued`` the running jobs whose lease ran out (their worker died); each is

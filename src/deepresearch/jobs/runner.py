@@ -55,6 +55,7 @@ class JobRunner:
         self.stopping = threading.Event()
         self._on_interrupted = on_interrupted
         self._cancels: dict[str, threading.Event] = {}
+        self._lost: set[str] = set()
         self._lock = threading.Lock()
 
     def running(self) -> list[str]:
@@ -69,6 +70,13 @@ class JobRunner:
         if cancel is not None:
             cancel.set()
         return cancel is not None
+
+    def signal_lost(self, job_id: str) -> None:
+        """This process no longer holds ``job_id`` (its lease ran out and another worker took it):
+        stop the run and write nothing more for it."""
+        with self._lock:
+            self._lost.add(job_id)
+        self.signal_cancel(job_id)
 
     def stop_all(self) -> None:
         """Interrupt every run (the process is stopping); they resume on a later attempt."""
@@ -105,6 +113,7 @@ class JobRunner:
         finally:
             with self._lock:
                 self._cancels.pop(job_id, None)
+                self._lost.discard(job_id)
 
     def _drive(self, job: JobRow, cancel: threading.Event) -> None:
         try:
@@ -142,6 +151,8 @@ class JobRunner:
         """Store one event and finish the job on ``done``/``error``; False stops the run's loop."""
         event = self.service.redactor.data(event)
         data = event.get("data", {})
+        if event["type"] == "error" and data.get("cancelled") and job.id in self._lost:
+            return False
         if event["type"] == "error" and data.get("cancelled") and self._interrupted(job.id):
             self.append(
                 job.id,

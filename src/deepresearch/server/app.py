@@ -21,11 +21,11 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from deepresearch.durable import close_checkpointer, sqlite_checkpointer
+from deepresearch.jobs.base import JobsBackend
+from deepresearch.jobs.factory import jobs_backend
 from deepresearch.llm.base import ChatModel
 from deepresearch.search.base import SearchBackend
 from deepresearch.server.errors import install_error_handlers
-from deepresearch.server.jobs import JobManager
 from deepresearch.server.retention import retention_loop
 from deepresearch.server.routes_jobs import jobs_router
 from deepresearch.server.routes_research import Admission, research_router
@@ -38,10 +38,8 @@ from deepresearch.server.security import (
     token_guard,
 )
 from deepresearch.server.service import ServerOptions, Service
-from deepresearch.server.store import JobStore
 from deepresearch.settings import Settings
 
-CHECKPOINTS_FILE = "checkpoints.sqlite"
 UNAUTHORIZED: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorBody, "description": "Missing or wrong bearer token (the server has an API_TOKEN)."}
 }
@@ -54,18 +52,17 @@ def create_app(
     search: SearchBackend | None = None,
     options: ServerOptions | None = None,
 ) -> FastAPI:
-    """The service for ``settings``; the jobs database lives at ``settings.jobs_db_path``."""
+    """The service for ``settings``; jobs run where ``JOBS_BACKEND`` says (local: threads, with the
+    jobs database at ``settings.jobs_db_path``)."""
     from deepresearch import __version__
 
     service = Service(settings, model, search, options or ServerOptions(), Redactor(settings))
-    store = JobStore(settings.jobs_db_path)
-    checkpointer = sqlite_checkpointer(settings.jobs_db_path.with_name(CHECKPOINTS_FILE))
-    manager = JobManager(service, store, checkpointer)
+    manager = jobs_backend(service)
     app = FastAPI(
         title="deepresearch",
         version=__version__,
         summary="A deep research agent: plans, searches, reads, judges and writes cited reports.",
-        lifespan=_lifespan(service, manager, store, checkpointer),
+        lifespan=_lifespan(service, manager),
         openapi_url=None,
         docs_url=None,
         redoc_url=None,
@@ -90,9 +87,7 @@ def create_app(
     return app
 
 
-def _lifespan(
-    service: Service, manager: JobManager, store: JobStore, checkpointer: Any
-) -> Callable[[FastAPI], Any]:
+def _lifespan(service: Service, manager: JobsBackend) -> Callable[[FastAPI], Any]:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         manager.notifier.bind(asyncio.get_running_loop())
@@ -105,8 +100,7 @@ def _lifespan(
         finally:
             retention.cancel()
             await run_in_threadpool(manager.stop)
-            store.close()
-            close_checkpointer(checkpointer)
+            manager.close()
 
     return lifespan
 

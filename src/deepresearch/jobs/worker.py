@@ -1,0 +1,149 @@
+"""A ``deepresearch worker``: a Celery worker (threads pool) that runs research jobs.
+
+The research loop waits on the model and the web, so one process runs ``concurrency`` jobs on
+threads. Each job is claimed with a lease in PostgreSQL; a keeper thread renews this worker's
+leases every third of ``JOB_LEASE_SECONDS``, stops the jobs whose cancel was asked (the Redis
+cancel message is the fast path, this is the sure one), and queues again the jobs whose worker
+died (their lease ran out). On a warm shutdown (SIGTERM) running jobs stop at their next step and
+are handed back at once, to resume from their checkpoint on another worker.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from deepresearch.jobs.celery_backend import QUEUE, TASK, celery_app, enqueue, require_urls
+from deepresearch.jobs.postgres import PostgresJobStore, connection_pool, migrate, postgres_checkpointer
+from deepresearch.jobs.redis_bus import RedisBus
+from deepresearch.jobs.runner import JobRunner
+
+if TYPE_CHECKING:
+    from celery import Celery
+
+    from deepresearch.llm.base import ChatModel
+    from deepresearch.search.base import SearchBackend
+    from deepresearch.server.service import ServerOptions
+    from deepresearch.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class WorkerRuntime:
+    """What one worker process holds: its job runner, store, bus and Celery app."""
+
+    runner: JobRunner
+    store: PostgresJobStore
+    bus: RedisBus
+    app: Celery
+    checkpointer: Any
+    stopped: threading.Event = field(default_factory=threading.Event)
+
+    def start(self) -> None:
+        self.bus.listen_cancels(self.runner.signal_cancel)
+        threading.Thread(target=self._keep, name="deepresearch-lease-keeper", daemon=True).start()
+
+    def _keep(self) -> None:
+        interval = max(0.2, self.store.lease_seconds / 3)
+        while not self.stopped.wait(interval):
+            try:
+                self.keep_once()
+            except Exception:  # noqa: BLE001 - the next round tries again; a lease has slack
+                logger.exception("renewing leases failed")
+
+    def keep_once(self) -> None:
+        """Renew this worker's leases, stop what must stop, queue again what lost its worker."""
+        for job_id in self.store.renew(self.runner.running()):
+            if self.store.require(job_id).cancel_requested:
+                self.runner.signal_cancel(job_id)
+            else:
+                self.runner.signal_lost(job_id)
+        for job_id in self.store.reclaim_expired():
+            logger.warning("job %s lost its worker; queued again to resume from its checkpoint", job_id)
+            enqueue(self.app, job_id)
+
+    def hand_back(self, job_id: str) -> None:
+        """A run stopped because this worker is stopping: let another worker resume it now."""
+        if self.store.release(job_id):
+            enqueue(self.app, job_id)
+
+    def shutdown(self) -> None:
+        self.runner.stop_all()
+
+    def close(self) -> None:
+        self.stopped.set()
+        self.bus.close()
+        self.store.close()
+
+
+def build_runtime(
+    settings: Settings,
+    *,
+    model: ChatModel | None = None,
+    search: SearchBackend | None = None,
+    options: ServerOptions | None = None,
+) -> WorkerRuntime:
+    """Connect to Redis and PostgreSQL (migrating it) and register the job task on a Celery app."""
+    from deepresearch.server.security import Redactor
+    from deepresearch.server.service import ServerOptions, Service
+
+    redis_url, database_url = require_urls(settings)
+    pool = connection_pool(database_url, max_size=20)
+    migrate(pool)
+    owner = f"{socket.gethostname()}:{threading.get_native_id()}:{id(pool):x}"
+    store = PostgresJobStore(pool, owner=owner, lease_seconds=settings.job_lease_seconds)
+    checkpointer = postgres_checkpointer(pool)
+    bus = RedisBus(redis_url)
+    service = Service(settings, model, search, options or ServerOptions(), Redactor(settings))
+    app = celery_app(redis_url)
+    runtime: WorkerRuntime
+    runner = JobRunner(
+        service,
+        store,
+        checkpointer,
+        bus.publish_event,
+        on_interrupted=lambda job_id: runtime.hand_back(job_id),
+    )
+    runtime = WorkerRuntime(runner, store, bus, app, checkpointer)
+
+    @app.task(name=TASK, acks_late=True, reject_on_worker_lost=True)  # type: ignore[untyped-decorator]
+    def run_job(job_id: str) -> None:
+        runtime.runner.run_guarded(job_id)
+
+    return runtime
+
+
+def run_worker(
+    settings: Settings,
+    *,
+    concurrency: int = 4,
+    name: str | None = None,
+    loglevel: str = "INFO",
+    model: ChatModel | None = None,
+    search: SearchBackend | None = None,
+    options: ServerOptions | None = None,
+) -> None:
+    """Run a worker in this process until it is stopped (SIGTERM: warm shutdown, jobs handed back)."""
+    from celery import signals
+
+    runtime = build_runtime(settings, model=model, search=search, options=options)
+    runtime.start()
+    signals.worker_shutting_down.connect(lambda **_: runtime.shutdown(), weak=False)
+    argv = [
+        "worker",
+        "--pool=threads",
+        f"--concurrency={concurrency}",
+        f"--queues={QUEUE}",
+        f"--loglevel={loglevel}",
+        "--without-gossip",
+        "--without-mingle",
+        f"--hostname={name or 'deepresearch'}@%h",
+    ]
+    try:
+        runtime.app.worker_main(argv)
+    finally:
+        runtime.close()
