@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from deepresearch.cli.settings_cmd import settings_command
+from deepresearch.cli.worker_cmd import worker_command
 from deepresearch.errors import ConfigurationError, DeepResearchError, InvalidQuestionError
 from deepresearch.settings import Settings
 
@@ -191,6 +192,7 @@ def serve(
 
 
 app.command("settings")(settings_command)
+app.command("worker")(worker_command)
 
 
 def _index_corpus(settings: Settings, corpus: Path, quiet: bool) -> Path:
