@@ -23,7 +23,7 @@ from deepresearch import (
 )
 from deepresearch.llm.testing import ScriptedModel
 from deepresearch.runs import RunStore
-from deepresearch.search.base import SearchHit
+from deepresearch.search.base import SearchBackend, SearchHit
 from deepresearch.search.local import LocalSearch
 
 from .conftest import QUESTION
@@ -136,7 +136,7 @@ def test_with_nothing_indexed_the_demo_corpus_gets_its_own_index(settings: Setti
     assert any(s.doc_id and s.doc_id.startswith(("hotpotqa:", "musique:")) for s in result.sources)
 
 
-class _ConcurrencyTracker:
+class _ConcurrencyTracker(SearchBackend):
     name = "tracker"
 
     def __init__(self, inner: LocalSearch) -> None:

@@ -261,7 +261,7 @@ def test_factory_builds_hybrid_local_search_when_index_embeddings_is_on(
         index.add_documents(SYNONYM_DOCS)
     notices: list[str] = []
     settings = Settings.load({"search_api": "local", "index_path": str(path), "index_embeddings": True})
-    backend, close = build_search(settings, notices.append)
+    backend = build_search(settings, notices.append)
     try:
         assert isinstance(backend, LocalSearch) and backend.index.embedder is not None
         assert any("no vectors" in n and "--embeddings" in n for n in notices)
@@ -269,7 +269,7 @@ def test_factory_builds_hybrid_local_search_when_index_embeddings_is_on(
         assert backend.search(SYNONYM_QUERY, limit=2)[0].doc_id in {"bp", "who"}
         assert "bp" in {hit.doc_id for hit in backend.search(SYNONYM_QUERY, limit=2)}
     finally:
-        close()
+        backend.close()
 
 
 def test_index_command_with_embeddings_stores_vectors(minilm: MiniLMEmbedder, tmp_path: Path) -> None:

@@ -278,3 +278,14 @@ def test_demo_corpus_finds_the_readme_question_gold_passages(index: DocumentInde
     assert stats.records_skipped == 0
     found = {passage.doc_id for passage, _ in index.search(README_QUESTION, limit=10)}
     assert found >= README_GOLD
+
+
+def test_local_search_closes_only_an_index_it_owns(tmp_path: Path) -> None:
+    borrowed = DocumentIndex(tmp_path / "borrowed.sqlite")
+    LocalSearch(borrowed).close()
+    assert borrowed.search("anything") == []
+    owned = DocumentIndex(tmp_path / "owned.sqlite")
+    LocalSearch(owned, owns_index=True).close()
+    with pytest.raises(SearchError, match="closed database"):
+        owned.search("anything")
+    borrowed.close()

@@ -55,9 +55,9 @@ def test_factory_builds_it_and_a_run_cites_a_past_note(tmp_path: Path) -> None:
     home = tmp_path / "home"
     _store(home)
     settings = Settings.load({"deepresearch_home": home, "search_api": "notes", "max_web_research_loops": 1})
-    backend, release = build_search(settings)
+    backend = build_search(settings)
     assert isinstance(backend, NotesSearch)
-    release()
+    backend.close()
     result = research(
         "When was the Prague astronomical clock built?",
         settings=settings,

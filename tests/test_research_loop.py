@@ -14,6 +14,7 @@ from deepresearch import InvalidQuestionError, research, research_stream
 from deepresearch.cli.progress import ReportPrinter
 from deepresearch.events import EVENT_TYPES
 from deepresearch.llm.testing import ModelCall, ScriptedModel
+from deepresearch.search.base import SearchBackend
 from deepresearch.search.local import LocalSearch
 from deepresearch.search.testing import StaticSearch, hit
 from deepresearch.settings import Settings
@@ -439,7 +440,7 @@ def test_the_model_can_only_choose_among_the_candidates(
     assert run("1999") == "1410", "an answer outside the candidates is ignored"
 
 
-class _Spy:
+class _Spy(SearchBackend):
     name = "spy"
 
     def __init__(self, inner: LocalSearch) -> None:

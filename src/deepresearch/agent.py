@@ -224,8 +224,8 @@ def _build_context(
     if search is None:
         from deepresearch.search.factory import build_search
 
-        search, close = build_search(settings, notice=setup.append)
-        stack.callback(close)
+        search = build_search(settings, notice=setup.append)
+        stack.callback(search.close)
     notes = NoteStore(settings.resolved_notes_workspace) if settings.enable_notes else None
     cancelled = cancel if cancel is not None else threading.Event()
     meter = MeteredModel(model)

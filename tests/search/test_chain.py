@@ -9,7 +9,7 @@ import pytest
 from deepresearch import research
 from deepresearch.errors import SearchError
 from deepresearch.llm.testing import ScriptedModel
-from deepresearch.search.base import SearchHit
+from deepresearch.search.base import SearchBackend, SearchHit
 from deepresearch.search.chain import SearchChain, merge_duplicates
 from deepresearch.search.outcome import SearchOutcome, search_outcome
 from deepresearch.search.searxng import SearxngSearch
@@ -27,7 +27,7 @@ class Named(StaticSearch):
         self.name = name
 
 
-class Answering:
+class Answering(SearchBackend):
     """An engine with its own answer, like Tavily."""
 
     name = "answering"
@@ -148,3 +148,17 @@ def test_the_research_loop_shows_fallbacks_and_keeps_the_flag(settings: Settings
         "tavily failed for 'clock built'" in n and "fell back to wikipedia" in n for n in result.notices
     )
     assert result.sources and all(s.is_fallback for s in result.sources)
+
+
+def test_closing_a_chain_closes_every_engine_and_a_plain_backend_closes_as_a_no_op() -> None:
+    closed: list[str] = []
+
+    class Closing(StaticSearch):
+        def close(self) -> None:
+            closed.append(self.name)
+
+    first, second = Closing(), Closing()
+    second.name = "second"
+    SearchChain([first, second]).close()
+    assert closed == ["static", "second"]
+    assert StaticSearch().close() is None

@@ -41,11 +41,11 @@ def test_each_web_engine_builds_behind_a_rate_limiter(
     if api in ("duckduckgo", "tavily"):
         pytest.importorskip({"duckduckgo": "ddgs", "tavily": "tavily"}[api])
     settings = load(tmp_path, search_api=api, search_min_interval_seconds=0.25, search_max_retries=5, **extra)
-    backend, close = build_search(settings)
+    backend = build_search(settings)
     assert isinstance(backend, Throttled) and backend.name == api
     assert type(backend.backend).__name__ == engine
     assert backend.gate.interval == 0.25 and backend.policy.max_retries == 5
-    close()
+    backend.close()
 
 
 @pytest.mark.parametrize(
@@ -59,9 +59,9 @@ def test_missing_key_or_url_names_the_variable(tmp_path: Path, api: str, variabl
 
 def test_keys_come_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PERPLEXITY_API_KEY", "pplx-from-env")
-    backend, close = build_search(load(tmp_path, search_api="perplexity"))
+    backend = build_search(load(tmp_path, search_api="perplexity"))
     assert backend.name == "perplexity"
-    close()
+    backend.close()
 
 
 def test_unknown_api_lists_the_choices(tmp_path: Path) -> None:
@@ -73,12 +73,12 @@ def test_unknown_api_lists_the_choices(tmp_path: Path) -> None:
 def test_hybrid_skips_engines_without_keys_and_says_so(tmp_path: Path) -> None:
     notices: list[str] = []
     settings = load(tmp_path, search_api="hybrid", search_order="tavily, searxng, wikipedia")
-    backend, close = build_search(settings, notice=notices.append)
+    backend = build_search(settings, notice=notices.append)
     assert isinstance(backend, SearchChain) and backend.order == ["wikipedia"]
     assert any("tavily" in n and "TAVILY_API_KEY" in n for n in notices)
     assert any("searxng" in n and "SEARXNG_URL" in n for n in notices)
     assert notices[-1] == "hybrid search order: wikipedia"
-    close()
+    backend.close()
 
 
 def test_hybrid_default_order_with_every_key(tmp_path: Path) -> None:
@@ -87,16 +87,16 @@ def test_hybrid_default_order_with_every_key(tmp_path: Path) -> None:
     settings = load(
         tmp_path, search_api="hybrid", tavily_api_key="tvly-x", searxng_url="http://127.0.0.1:8888"
     )
-    chain, close = build_chain(settings)
+    chain = build_chain(settings)
     assert chain.order == ["tavily", "duckduckgo", "searxng", "wikipedia"]
-    close()
+    chain.close()
 
 
 def test_hybrid_can_include_the_local_index_and_notes(tmp_path: Path) -> None:
-    chain, close = build_chain(load(tmp_path, search_api="hybrid", search_order="wikipedia,local,notes"))
+    chain = build_chain(load(tmp_path, search_api="hybrid", search_order="wikipedia,local,notes"))
     assert chain.order == ["wikipedia", "local", "notes"]
     assert chain.backends[1].search("Prague", limit=1)
-    close()
+    chain.close()
     with pytest.raises(SearchError):
         chain.backends[1].search("Prague", limit=1)
 
@@ -130,10 +130,10 @@ def test_each_engine_is_paced_as_it_asks_unless_the_operator_sets_an_interval(
 ) -> None:
     if api == "duckduckgo":
         pytest.importorskip("ddgs")
-    backend, close = build_search(load(tmp_path, search_api=api, **extra))
+    backend = build_search(load(tmp_path, search_api=api, **extra))
     assert isinstance(backend, Throttled)
     assert (backend.gate.interval, backend.max_parallel) == (interval, parallel)
-    close()
-    chosen, close = build_search(load(tmp_path, search_api=api, search_min_interval_seconds=2.5, **extra))
+    backend.close()
+    chosen = build_search(load(tmp_path, search_api=api, search_min_interval_seconds=2.5, **extra))
     assert isinstance(chosen, Throttled) and chosen.gate.interval == 2.5
-    close()
+    chosen.close()

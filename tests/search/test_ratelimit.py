@@ -12,6 +12,7 @@ import pytest
 
 from deepresearch.errors import SearchError
 from deepresearch.retry import IntervalGate, RetryPolicy, parse_retry_after
+from deepresearch.search.base import SearchBackend
 from deepresearch.search.query import fit_query, guard_query
 from deepresearch.search.ratelimit import RateLimitedError, Throttled
 from deepresearch.search.searxng import SearxngSearch
@@ -172,7 +173,7 @@ def test_max_parallel_lets_one_call_in_at_a_time() -> None:
     inside, most = 0, 0
     lock = threading.Lock()
 
-    class Slow:
+    class Slow(SearchBackend):
         name = "slow"
 
         def search(self, query: str, *, limit: int = 5) -> list[object]:

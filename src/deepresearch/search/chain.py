@@ -15,11 +15,11 @@ from dataclasses import replace
 
 from deepresearch.citations import normalize_url
 from deepresearch.errors import SearchError
-from deepresearch.search.base import SearchBackend, SearchHit
-from deepresearch.search.outcome import SearchOutcome, search_outcome
+from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
+from deepresearch.search.outcome import search_outcome
 
 
-class SearchChain:
+class SearchChain(SearchBackend):
     """A :class:`~deepresearch.search.base.SearchBackend` that falls back through ``backends``."""
 
     name = "hybrid"
@@ -56,11 +56,9 @@ class SearchChain:
         return self._nothing(query, failures)
 
     def close(self) -> None:
-        """Close every engine that holds resources."""
+        """Close every engine (each releases what it owns)."""
         for backend in self.backends:
-            close = getattr(backend, "close", None)
-            if callable(close):
-                close()
+            backend.close()
 
     def _fallback_notices(self, query: str, failures: list[tuple[str, str]]) -> list[str]:
         names = self.order

@@ -14,8 +14,7 @@ import re
 from typing import Any, Protocol
 
 from deepresearch.errors import ConfigurationError, SearchError
-from deepresearch.search.base import SearchHit
-from deepresearch.search.outcome import SearchOutcome
+from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.search.query import guard_query
 from deepresearch.search.ratelimit import RateLimitedError
 
@@ -33,7 +32,7 @@ class DDGSLike(Protocol):
     def text(self, query: str, **kwargs: Any) -> list[dict[str, Any]]: ...
 
 
-class DuckDuckGoSearch:
+class DuckDuckGoSearch(SearchBackend):
     """:class:`~deepresearch.search.base.SearchBackend` over ``ddgs.DDGS().text``.
 
     ``client`` replaces the ``DDGS`` instance (tests pass a double with a recorded result list).

@@ -21,11 +21,10 @@ AVAILABLE = ("local", "notes", *WEB, "hybrid")
 IN_CHAIN = ("local", "notes", *WEB)
 
 Notice = Callable[[str], None]
-Built = tuple[SearchBackend, Callable[[], None]]
 
 
-def build_search(settings: Settings, notice: Notice | None = None) -> Built:
-    """The backend and a function that releases it.
+def build_search(settings: Settings, notice: Notice | None = None) -> SearchBackend:
+    """The configured backend; its ``close()`` releases what it owns (clients, the index).
 
     ``local``: the user's index (``INDEX_PATH``, which must exist, or ``<home>/index.sqlite``);
     with neither, the bundled demo corpus's own index, built the first time it is needed.
@@ -41,8 +40,7 @@ def build_search(settings: Settings, notice: Notice | None = None) -> Built:
     if api == "hybrid":
         return build_chain(settings, notice)
     if api in WEB:
-        backend = build_web_backend(api, settings)
-        return backend, backend.close
+        return build_web_backend(api, settings)
     raise ConfigurationError(f"SEARCH_API={api!r} is not available; choose one of: {', '.join(AVAILABLE)}")
 
 
@@ -56,10 +54,10 @@ def build_web_backend(name: str, settings: Settings) -> Throttled:
     return Throttled(engine, gate=IntervalGate(interval), policy=policy, max_parallel=parallel)
 
 
-def build_chain(settings: Settings, notice: Notice | None = None) -> tuple[SearchChain, Callable[[], None]]:
-    """The ``hybrid`` chain in ``SEARCH_ORDER`` and its release function; engines that cannot be
-    built (no key, no URL, no package) are skipped with a notice."""
-    built: list[Built] = []
+def build_chain(settings: Settings, notice: Notice | None = None) -> SearchChain:
+    """The ``hybrid`` chain in ``SEARCH_ORDER`` (closing it closes every engine); engines that
+    cannot be built (no key, no URL, no package) are skipped with a notice."""
+    built: list[SearchBackend] = []
     skipped: list[str] = []
     for name in parse_order(settings.search_order):
         try:
@@ -70,27 +68,18 @@ def build_chain(settings: Settings, notice: Notice | None = None) -> tuple[Searc
         raise ConfigurationError(f"SEARCH_API=hybrid has no usable engine: {'; '.join(skipped)}")
     if notice and skipped:
         notice(f"hybrid search skips {'; '.join(skipped)}")
-    chain = SearchChain([backend for backend, _ in built])
+    chain = SearchChain(built)
     if notice:
         notice(f"hybrid search order: {' → '.join(chain.order)}")
-    return chain, _close_all([close for _, close in built])
+    return chain
 
 
-def _chain_engine(name: str, settings: Settings, notice: Notice | None) -> Built:
+def _chain_engine(name: str, settings: Settings, notice: Notice | None) -> SearchBackend:
     if name == "local":
         return _local(settings, notice)
     if name == "notes":
         return NotesSearch.from_settings(settings)
-    backend = build_web_backend(name, settings)
-    return backend, backend.close
-
-
-def _close_all(closers: list[Callable[[], None]]) -> Callable[[], None]:
-    def close() -> None:
-        for release in closers:
-            release()
-
-    return close
+    return build_web_backend(name, settings)
 
 
 def parse_order(order: str) -> list[str]:
@@ -137,7 +126,7 @@ def _secret(settings: Settings, field: str, env: str, engine: str) -> str:
     return str(value)
 
 
-def _local(settings: Settings, notice: Notice | None) -> Built:
+def _local(settings: Settings, notice: Notice | None) -> LocalSearch:
     """Search the index :func:`~deepresearch.index.corpus.local_index_path` chooses: yours, or
     the demo corpus's own when you have indexed nothing; never both."""
     embedder = embedder_for(settings)
@@ -148,4 +137,4 @@ def _local(settings: Settings, notice: Notice | None) -> Built:
             f"INDEX_EMBEDDINGS is on but {path} has no vectors, so search is BM25 only; "
             "add them with: deepresearch index --embeddings PATH"
         )
-    return LocalSearch(index), index.close
+    return LocalSearch(index, owns_index=True)

@@ -7,21 +7,26 @@ URL, and the passage's ``doc_id`` so that evaluation and citations can key on it
 from __future__ import annotations
 
 from deepresearch.index.store import DocumentIndex, Passage
-from deepresearch.search.base import SearchHit
+from deepresearch.search.base import SearchBackend, SearchHit
 
 SNIPPET_CHARS = 200
 
 
-class LocalSearch:
+class LocalSearch(SearchBackend):
     """:class:`~deepresearch.search.base.SearchBackend` over a :class:`DocumentIndex`.
 
-    The index is borrowed, not owned: closing it stays with the caller.
+    The index is borrowed unless ``owns_index``: then :meth:`close` closes it.
     """
 
     name = "local"
 
-    def __init__(self, index: DocumentIndex) -> None:
+    def __init__(self, index: DocumentIndex, *, owns_index: bool = False) -> None:
         self.index = index
+        self.owns_index = owns_index
+
+    def close(self) -> None:
+        if self.owns_index:
+            self.index.close()
 
     def search(self, query: str, *, limit: int = 5) -> list[SearchHit]:
         """At most ``limit`` hits, best first; raises :class:`SearchError` if SQLite fails.

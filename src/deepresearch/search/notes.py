@@ -8,12 +8,11 @@ a note edited by hand is data, not instructions.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime, timezone
 
 from deepresearch.errors import DeepResearchError, SearchError
 from deepresearch.notes import Note, NoteStore
-from deepresearch.search.base import SearchHit
+from deepresearch.search.base import SearchBackend, SearchHit
 from deepresearch.search.local import snippet
 from deepresearch.settings import Settings
 from deepresearch.untrusted import clean_title, sanitize
@@ -21,7 +20,7 @@ from deepresearch.untrusted import clean_title, sanitize
 _CANDIDATES = 50
 
 
-class NotesSearch:
+class NotesSearch(SearchBackend):
     """:class:`~deepresearch.search.base.SearchBackend` over :meth:`NoteStore.search`."""
 
     name = "notes"
@@ -31,9 +30,9 @@ class NotesSearch:
         self.since = since or datetime.now(timezone.utc)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> tuple[NotesSearch, Callable[[], None]]:
-        """The backend over ``NOTES_WORKSPACE`` and its (no-op) release function."""
-        return cls(NoteStore(settings.resolved_notes_workspace)), _nothing
+    def from_settings(cls, settings: Settings) -> NotesSearch:
+        """The backend over ``NOTES_WORKSPACE``."""
+        return cls(NoteStore(settings.resolved_notes_workspace))
 
     def search(self, query: str, *, limit: int = 5) -> list[SearchHit]:
         """At most ``limit`` notes matching ``query``, best first; raises :class:`SearchError`
@@ -61,6 +60,3 @@ def note_hit(note: Note) -> SearchHit:
         doc_id=note.id,
     )
 
-
-def _nothing() -> None:
-    return None

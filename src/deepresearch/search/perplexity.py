@@ -13,9 +13,8 @@ from typing import Any
 import httpx
 
 from deepresearch.errors import SearchError
-from deepresearch.search.base import SearchHit
+from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.search.http import new_client, request_json, text_field
-from deepresearch.search.outcome import SearchOutcome
 from deepresearch.search.query import guard_query
 
 BASE_URL = "https://api.perplexity.ai"
@@ -25,7 +24,7 @@ MAX_QUERY_CHARS = 2000
 SYSTEM_PROMPT = "Be precise and concise. Cite the web pages you rely on."
 
 
-class PerplexitySearch:
+class PerplexitySearch(SearchBackend):
     """:class:`~deepresearch.search.base.SearchBackend` over Perplexity's Sonar models."""
 
     name = "perplexity"

@@ -22,8 +22,8 @@ import time
 
 from deepresearch.errors import SearchError
 from deepresearch.retry import IntervalGate, RetryPolicy, Sleep
-from deepresearch.search.base import SearchBackend, SearchHit
-from deepresearch.search.outcome import SearchOutcome, search_outcome
+from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
+from deepresearch.search.outcome import search_outcome
 
 __all__ = ["IntervalGate", "RateLimitedError", "RetryPolicy", "Throttled", "pacing_of", "search_policy"]
 
@@ -48,7 +48,7 @@ def search_policy(max_retries: int = 3) -> RetryPolicy:
     return RetryPolicy(max_retries=max_retries, base_delay=1.0, max_delay=30.0, max_wait=30.0)
 
 
-class Throttled:
+class Throttled(SearchBackend):
     """A backend behind an :class:`~deepresearch.retry.IntervalGate` and a
     :class:`~deepresearch.retry.RetryPolicy` (default :func:`search_policy`); same seam, same name."""
 
@@ -95,10 +95,8 @@ class Throttled:
             return search_outcome(self.backend, query, limit=limit)
 
     def close(self) -> None:
-        """Close the wrapped backend if it holds resources."""
-        close = getattr(self.backend, "close", None)
-        if callable(close):
-            close()
+        """Close the wrapped backend."""
+        self.backend.close()
 
     def _back_off(self, exc: RateLimitedError, attempt: int) -> str:
         if attempt >= self.policy.max_retries:

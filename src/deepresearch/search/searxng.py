@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from deepresearch.errors import SearchError
-from deepresearch.search.base import SearchHit
+from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.search.http import (
     DEFAULT_TIMEOUT,
     SearchHTTPError,
@@ -20,13 +20,12 @@ from deepresearch.search.http import (
     request_json,
     text_field,
 )
-from deepresearch.search.outcome import SearchOutcome
 from deepresearch.search.query import guard_query
 
 MAX_QUERY_CHARS = 500
 
 
-class SearxngSearch:
+class SearxngSearch(SearchBackend):
     """:class:`~deepresearch.search.base.SearchBackend` over one SearXNG instance at ``base_url``."""
 
     name = "searxng"

@@ -12,9 +12,8 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from deepresearch.errors import ConfigurationError, SearchError
-from deepresearch.search.base import SearchHit
+from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.search.http import text_field
-from deepresearch.search.outcome import SearchOutcome
 from deepresearch.search.query import guard_query
 from deepresearch.search.ratelimit import RateLimitedError
 
@@ -35,7 +34,7 @@ class TavilyClientLike(Protocol):
     def search(self, query: str, **kwargs: Any) -> dict[str, Any]: ...
 
 
-class TavilySearch:
+class TavilySearch(SearchBackend):
     """:class:`~deepresearch.search.base.SearchBackend` over the Tavily search API.
 
     ``base_url`` defaults to Tavily's own (https://api.tavily.com); tests point it at a local

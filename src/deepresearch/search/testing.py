@@ -6,10 +6,10 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 
 from deepresearch.errors import SearchError
-from deepresearch.search.base import SearchHit
+from deepresearch.search.base import SearchBackend, SearchHit
 
 
-class StaticSearch:
+class StaticSearch(SearchBackend):
     """Answers from a fixed mapping of query → hits; unknown queries get ``default`` (empty).
 
     ``fail_on`` lists queries that raise :class:`SearchError`. Every query is recorded in ``queries``.

@@ -17,9 +17,8 @@ from urllib.parse import quote
 import httpx
 
 from deepresearch.errors import SearchError
-from deepresearch.search.base import SearchHit
+from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.search.http import DEFAULT_TIMEOUT, new_client, request_json, text_field
-from deepresearch.search.outcome import SearchOutcome
 from deepresearch.search.query import guard_query
 
 API_URL = "https://{lang}.wikipedia.org/w/api.php"
@@ -42,7 +41,7 @@ _SCRIPTS: tuple[tuple[str, str], ...] = (
 _SCRIPT_RE = tuple((lang, re.compile(f"[{chars}]")) for lang, chars in _SCRIPTS)
 
 
-class WikipediaSearch:
+class WikipediaSearch(SearchBackend):
     """:class:`~deepresearch.search.base.SearchBackend` over Wikipedia's search API.
 
     ``api_url`` and ``page_url`` are templates with ``{lang}`` (and ``{title}``); tests point
