@@ -44,7 +44,14 @@ def _main(
 @app.command()
 def research(
     question: Annotated[str, typer.Argument(help="The research question.")],
-    out: Annotated[Path | None, typer.Option(help="Also write the report to this file.")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Also write the report to this file, in the format its suffix names."),
+    ] = None,
+    format_name: Annotated[
+        str | None,
+        typer.Option("--format", help="md, html, pdf, docx or json (default: from --out's suffix, else md)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON.")] = False,
     search: Annotated[str | None, typer.Option(help="Search backend (SEARCH_API).")] = None,
     loops: Annotated[int | None, typer.Option(help="Max research rounds (MAX_WEB_RESEARCH_LOOPS).")] = None,
@@ -58,6 +65,7 @@ def research(
 ) -> None:
     """Research QUESTION and print a cited Markdown report."""
     from deepresearch.agent import research as run_research
+    from deepresearch.cli.output import plan_output
     from deepresearch.cli.progress import ProgressPrinter, ReportPrinter
 
     with _friendly_errors():
@@ -69,19 +77,14 @@ def research(
             "llm_provider": provider,
             "index_path": index,
         }
+        output = plan_output(format_name, out, as_json)
         settings = Settings.load(overrides)
         if corpus is not None:
             settings = settings.with_overrides(index_path=_index_corpus(settings, corpus, quiet))
         progress = None if quiet else ProgressPrinter(err)
-        sink = progress if as_json else ReportPrinter(progress)
+        sink = ReportPrinter(progress) if output.streams_markdown else progress
         result = run_research(question, settings=settings, on_event=sink)
-    if out is not None:
-        out.write_text(result.report_markdown, encoding="utf-8")
-        err.print(f"[dim]report written to {out}[/dim]")
-    if as_json:
-        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
-    elif not (isinstance(sink, ReportPrinter) and sink.printed):
-        sys.stdout.write(result.report_markdown)
+        output.write(result, err, streamed=isinstance(sink, ReportPrinter) and sink.printed)
 
 
 @app.command("index")
