@@ -12,6 +12,7 @@ import pytest
 
 from deepresearch import InvalidQuestionError, research, research_stream
 from deepresearch.cli.progress import ReportPrinter
+from deepresearch.errors import SearchError
 from deepresearch.events import EVENT_TYPES
 from deepresearch.llm.testing import ModelCall, ScriptedModel
 from deepresearch.search.base import SearchBackend
@@ -354,17 +355,16 @@ def test_bad_questions(settings: Settings, local_search: LocalSearch) -> None:
     assert "MAX_QUESTION_CHARS" in result.report_markdown
 
 
-def test_search_failure_becomes_a_notice_not_a_crash(settings: Settings) -> None:
+def test_a_run_whose_only_search_fails_ends_with_that_error_not_a_crash(settings: Settings) -> None:
     search = StaticSearch(fail_on=["astronomical clock built city karel purkyně died"])
-    result = research(
-        QUESTION,
-        settings=settings,
-        model=ScriptedModel({"plan": "{}"}),
-        search=search,
-        max_web_research_loops=1,
-    )
-    assert result.todo_items[0].status == "skipped"
-    assert "search failed" in (result.todo_items[0].skip_reason or "")
+    with pytest.raises(SearchError, match="search failed for 'astronomical clock built city karel"):
+        research(
+            QUESTION,
+            settings=settings,
+            model=ScriptedModel({"plan": "{}"}),
+            search=search,
+            max_web_research_loops=1,
+        )
 
 
 def test_model_call_in_every_step_is_named(settings: Settings, local_search: LocalSearch) -> None:
