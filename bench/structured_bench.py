@@ -32,12 +32,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from deepresearch.domain import ResearchRole, TaskJudgement, TodoItem
 from deepresearch.graph.planning import build_plan, normalize_query
-from deepresearch.graph.schemas import JudgeOut, PlanOut, QueriesOut, RoleChoice, ShortAnswer
-from deepresearch.graph.state import ResearchRole, TaskJudgement, TodoItem
 from deepresearch.llm.base import ChatModel, Completion, Message
 from deepresearch.llm.embedded import EmbeddedModel
 from deepresearch.llm.structured import Structured, ask_structured
+from deepresearch.model_outputs import JudgeOut, PlanOut, QueriesOut, RoleChoice, ShortAnswer
 from deepresearch.prompts.roles import ROLE_TYPES, guess_role
 from deepresearch.prompts.steps import (
     answer_messages,

@@ -22,7 +22,7 @@ from deepresearch.graph.planning import (
     question_entities,
     resolve_role,
 )
-from deepresearch.graph.schemas import PlannedTask, RoleChoice
+from deepresearch.model_outputs import PlannedTask, RoleChoice
 from deepresearch.prompts.roles import guess_role, role_votes
 from deepresearch.text import STOPWORDS, key_stems
 

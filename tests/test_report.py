@@ -8,9 +8,9 @@ import re
 from deepresearch.answers.ground import GroundedAnswer, abstain, check_answer, ground_answer
 from deepresearch.answers.question import frame_question
 from deepresearch.citations import Source
+from deepresearch.domain import TodoItem
 from deepresearch.extractive import with_subject
-from deepresearch.graph.schemas import Insight, ReportDraft
-from deepresearch.graph.state import TodoItem
+from deepresearch.model_outputs import Insight, ReportDraft
 from deepresearch.report import ReportInput, render_report
 
 QUESTION = "When was the astronomical clock built in the city where Karel Purkyně died?"

@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from deepresearch.citations import Source
+from deepresearch.domain import TodoItem
 from deepresearch.graph.nodes.judge import code_judgement, is_relevant
-from deepresearch.graph.state import TodoItem
 from deepresearch.index import query as index_query
 from deepresearch.index import store
 from deepresearch.index.loaders import demo_corpus_path

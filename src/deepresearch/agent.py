@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from deepresearch.errors import (
     DeepResearchError,
@@ -25,6 +25,7 @@ from deepresearch.errors import (
 )
 from deepresearch.events import Event
 from deepresearch.graph.context import ResearchContext
+from deepresearch.graph.state import RoutedState
 from deepresearch.llm.base import ChatModel
 from deepresearch.llm.interruptible import InterruptibleModel
 from deepresearch.llm.metered import MeteredModel
@@ -36,6 +37,8 @@ from deepresearch.settings import Settings
 from deepresearch.text import language_of
 
 if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+
     from deepresearch.durable import Durability
     from deepresearch.fetch.client import PageFetcher
     from deepresearch.graph.planning import Opening
@@ -177,20 +180,21 @@ def _drive(
     graph = build_graph(checkpointer=durable.checkpointer if durable else None)
     state: dict[str, Any] = {}
     conclusion: NoteRef | None = None
-    inputs: dict[str, Any] | None = {
-        "question": question,
-        "language": language_of(question),
-        "notices": list(notices),
-        "max_rounds": settings.max_web_research_loops,
-    }
-    config = {
+    inputs: RoutedState | None = RoutedState(
+        question=question,
+        language=language_of(question),
+        notices=list(notices),
+        max_rounds=settings.max_web_research_loops,
+    )
+    config: RunnableConfig = {
         "max_concurrency": settings.task_concurrency + 2,
         "recursion_limit": 20 + 8 * settings.max_web_research_loops,
         **(durable.config if durable else {}),
     }
     if durable is not None and durable.resume:
         inputs = None
-    for mode, chunk in graph.stream(inputs, config=config, context=context, stream_mode=["custom", "values"]):
+    parts = graph.stream(inputs, config=config, context=context, stream_mode=["custom", "values"])
+    for mode, chunk in cast("Iterator[tuple[str, Any]]", parts):
         if mode == "values":
             state = chunk
             continue

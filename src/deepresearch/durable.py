@@ -14,17 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from deepresearch.citations import Source
-from deepresearch.graph.state import (
-    ReportResult,
-    ResearchRole,
-    RoundEvaluation,
-    TaskJudgement,
-    TodoItem,
-)
+from deepresearch.domain import ReportResult, ResearchRole, RoundEvaluation, TaskJudgement, TodoItem
 
 STATE_TYPES: tuple[type, ...] = (ResearchRole, TodoItem, Source, RoundEvaluation, TaskJudgement, ReportResult)
 
@@ -44,7 +39,7 @@ class Durability:
     run_dir: Path | None = None
 
     @property
-    def config(self) -> dict[str, Any]:
+    def config(self) -> RunnableConfig:
         return {"configurable": {"thread_id": self.thread_id}}
 
 

@@ -15,9 +15,9 @@ from deepresearch.answers.evidence import about_question
 from deepresearch.answers.ground import GroundedAnswer
 from deepresearch.answers.question import frame_question
 from deepresearch.citations import Source, cited_ids, number_citations, render_references, resolve_citations
+from deepresearch.domain import ReportResult, RoundEvaluation, TodoItem
 from deepresearch.extractive import with_subject
-from deepresearch.graph.schemas import Insight, ReportDraft
-from deepresearch.graph.state import ReportResult, RoundEvaluation, TodoItem
+from deepresearch.model_outputs import Insight, ReportDraft
 from deepresearch.report_text import HEADINGS
 from deepresearch.text import key_stems
 

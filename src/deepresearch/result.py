@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from deepresearch.citations import Source
-from deepresearch.graph.state import ResearchRole, RoundEvaluation, TodoItem
+from deepresearch.domain import ResearchRole, RoundEvaluation, TodoItem
 
 
 class NoteRef(BaseModel):

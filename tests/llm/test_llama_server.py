@@ -18,10 +18,10 @@ import pytest
 
 from deepresearch import research_stream
 from deepresearch.doctor import run_checks
-from deepresearch.graph.schemas import RoleChoice
 from deepresearch.llm.factory import build_model
 from deepresearch.llm.openai_compat import OpenAICompatModel
 from deepresearch.llm.structured import ask_structured
+from deepresearch.model_outputs import RoleChoice
 from deepresearch.prompts.steps import role_messages
 from deepresearch.search.local import LocalSearch
 from deepresearch.settings import Settings

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from deepresearch.citations import Source
 from deepresearch.extractive import extractive_points
-from deepresearch.graph.schemas import ShortAnswer
 from deepresearch.llm.base import ChatModel
 from deepresearch.llm.structured import ask_structured
+from deepresearch.model_outputs import ShortAnswer
 from deepresearch.prompts.steps import answer_messages
 from deepresearch.search.base import SearchBackend, SearchHit
 from deepresearch.text import language_of

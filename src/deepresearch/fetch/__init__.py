@@ -1,8 +1,8 @@
 """Reading the pages search hits point at: a guarded HTTP client and a pure text extractor.
 
 ``PageFetcher`` (``client.py``) downloads within limits and refuses non-public addresses unless
-allowed; ``extract`` (``extract.py``) turns HTML, PDF and text into clean, sanitised text;
-``read_hits`` fills search hits with their pages' text for the research loop.
+allowed; ``extract`` (``extract.py``) turns HTML, PDF and text into clean, sanitised text.
+Filling search hits with their pages' text is :func:`deepresearch.search.pages.read_hits`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 from deepresearch.fetch.client import FetchConfig, PageFetcher, fetch_many
 from deepresearch.fetch.extract import Extracted, extract
 from deepresearch.fetch.guard import HostPolicy
-from deepresearch.fetch.hits import read_hits
 from deepresearch.fetch.page import FetchedPage, FetchResult
 
 __all__ = [
@@ -22,5 +21,4 @@ __all__ = [
     "PageFetcher",
     "extract",
     "fetch_many",
-    "read_hits",
 ]

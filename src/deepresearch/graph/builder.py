@@ -4,23 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send
 
+from deepresearch.domain import TodoItem
 from deepresearch.graph.context import ResearchContext
 from deepresearch.graph.nodes.judge import judge
 from deepresearch.graph.nodes.plan import plan_research
 from deepresearch.graph.nodes.report import write_report
 from deepresearch.graph.nodes.requery import requery
 from deepresearch.graph.nodes.research import gather, search_task, summarize_task
-from deepresearch.graph.state import ResearchState, TaskInput, TodoItem
+from deepresearch.graph.state import RoutedState, TaskInput
+
+ResearchGraph = CompiledStateGraph[RoutedState, ResearchContext, RoutedState, RoutedState]
 
 
-class RoutedState(ResearchState, total=False):
-    max_rounds: int
-
-
-def build_graph(checkpointer: Any = None) -> Any:
+def build_graph(checkpointer: BaseCheckpointSaver[str] | None = None) -> ResearchGraph:
     """The compiled graph: role and plan → (search ∥ → summarise ∥ → judge → requery?)* → report.
 
     On the critical path, model calls only: one for role and plan, per round the summaries (in

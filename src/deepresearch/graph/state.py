@@ -1,5 +1,7 @@
 """The research state shared by every node, with explicit reducers.
 
+The domain types it holds (tasks, judgements, the report) live in :mod:`deepresearch.domain`.
+
 Nodes return partial updates. ``tasks`` merge by id (a node returns the tasks it changed);
 ``sources`` is the append-only registry (:func:`deepresearch.citations.register_sources`);
 ``queries_run`` only grows. The round counter is plain state written by the planner and the
@@ -9,72 +11,12 @@ re-query node, never by a router.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal
+from typing import Annotated
 
-from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from deepresearch.citations import Source, register_sources
-
-TaskStatus = Literal["pending", "in_progress", "completed", "skipped", "failed"]
-
-
-class ResearchRole(BaseModel):
-    type: str = "general_researcher"
-    label: str = "General researcher"
-    instructions: str = ""
-    is_fallback: bool = False
-
-
-class TodoItem(BaseModel):
-    id: int
-    title: str
-    intent: str
-    query: str
-    status: TaskStatus = "pending"
-    queries: list[str] = Field(default_factory=list)
-    source_ids: list[int] = Field(default_factory=list)
-    summary: str = ""
-    skip_reason: str | None = None
-    note_id: str | None = None
-    is_fallback: bool = False
-
-
-class TaskJudgement(BaseModel):
-    task_id: int
-    relevance: float
-    code_relevance: float
-    model_relevance: float | None = None
-    relevant: int = 0
-    total: int = 0
-    explanation: str = ""
-    gaps: list[str] = Field(default_factory=list)
-    next_query: str = ""
-    """The model judge's query for the next round when this task's evidence is thin."""
-
-
-class RoundEvaluation(BaseModel):
-    round: int
-    relevance: float
-    code_relevance: float
-    model_relevance: float | None = None
-    relevant: int = 0
-    total: int = 0
-    tasks: list[TaskJudgement] = Field(default_factory=list)
-    answered: bool = True
-    enough: bool = False
-
-
-class ReportResult(BaseModel):
-    """The rendered report. ``cited`` lists source ids in report order: ``[k]`` names ``cited[k-1]``."""
-
-    markdown: str
-    answer: str = ""
-    answer_status: str = ""
-    answer_source_id: int | None = None
-    cited: list[int] = Field(default_factory=list)
-    removed_citations: int = 0
-    insight_marks: list[str] = Field(default_factory=list)
+from deepresearch.domain import ReportResult, ResearchRole, RoundEvaluation, TodoItem
 
 
 def merge_tasks(current: list[TodoItem], update: list[TodoItem]) -> list[TodoItem]:
@@ -109,6 +51,12 @@ class ResearchState(TypedDict, total=False):
     fallbacks: Annotated[list[str], operator.add]
     report: ReportResult
     timings: Annotated[dict[str, float], merge_timings]
+
+
+class RoutedState(ResearchState, total=False):
+    """The state the graph runs on: the research state and the round cap its router reads."""
+
+    max_rounds: int
 
 
 class TaskInput(TypedDict):

@@ -10,7 +10,7 @@ import html
 from collections.abc import Sequence
 
 from deepresearch.citations import Source
-from deepresearch.graph.state import ResearchRole, TaskJudgement, TodoItem
+from deepresearch.domain import ResearchRole, TaskJudgement, TodoItem
 from deepresearch.llm.base import Message
 from deepresearch.prompts.roles import role_menu
 from deepresearch.text import truncate

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from deepresearch.fetch.hits import clean_hit
 from deepresearch.search.base import SearchBackend, SearchOutcome, answer_notice
+from deepresearch.search.pages import clean_hit
 
 __all__ = ["SearchOutcome", "answer_notice", "search_outcome"]
 
@@ -18,7 +18,7 @@ def search_outcome(backend: SearchBackend, query: str, *, limit: int) -> SearchO
     """The full outcome of one search on ``backend``; raises whatever the backend raises.
 
     Search results are untrusted: every hit comes back through
-    :func:`~deepresearch.fetch.hits.clean_hit` (no prompt framing, tool-call markup or brackets in
+    :func:`~deepresearch.search.pages.clean_hit` (no prompt framing, tool-call markup or brackets in
     titles), whichever backend produced it, so no path from here into a prompt, a note or a report
     carries them.
     """

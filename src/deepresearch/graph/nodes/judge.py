@@ -23,11 +23,12 @@ from langgraph.runtime import Runtime
 
 from deepresearch.answers.ground import ground_answer
 from deepresearch.citations import Source
+from deepresearch.domain import RoundEvaluation, TaskJudgement, TodoItem
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
-from deepresearch.graph.schemas import JudgeOut, ModelJudgement
-from deepresearch.graph.state import ResearchState, RoundEvaluation, TaskJudgement, TodoItem
+from deepresearch.graph.state import ResearchState
 from deepresearch.llm.structured import ask_structured
+from deepresearch.model_outputs import JudgeOut, ModelJudgement
 from deepresearch.prompts.steps import judge_messages
 from deepresearch.text import coverage, key_terms, missing_terms
 

@@ -16,10 +16,10 @@ from deepresearch.answers.ground import Chooser, check_answer, ground_answer
 from deepresearch.citations import Source, cited_ids
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
-from deepresearch.graph.schemas import ReportDraft
+from deepresearch.graph.run_notes import write_conclusion_note
 from deepresearch.graph.state import ResearchState
 from deepresearch.llm.structured import ask_structured
-from deepresearch.notes_io import write_conclusion_note
+from deepresearch.model_outputs import ReportDraft
 from deepresearch.prompts.steps import report_messages
 from deepresearch.report import ReportInput, render_report
 

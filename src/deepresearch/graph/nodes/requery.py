@@ -11,6 +11,7 @@ from langgraph.runtime import Runtime
 
 from deepresearch.answers.evidence import ranked_bridges, sentence_pool
 from deepresearch.citations import Source
+from deepresearch.domain import TaskJudgement, TodoItem
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
 from deepresearch.graph.planning import (
@@ -20,7 +21,7 @@ from deepresearch.graph.planning import (
     normalize_query,
     question_entities,
 )
-from deepresearch.graph.state import ResearchState, TaskJudgement, TodoItem
+from deepresearch.graph.state import ResearchState
 from deepresearch.text import key_stems, key_terms, missing_terms, stems, term_stems
 
 

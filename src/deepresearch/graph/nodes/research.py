@@ -8,17 +8,18 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from deepresearch.citations import Source
+from deepresearch.domain import TodoItem
 from deepresearch.errors import ModelError, ModelNotAvailableError, SearchError
 from deepresearch.events import event
 from deepresearch.extractive import extractive_points, render_points
-from deepresearch.fetch.hits import read_hits
 from deepresearch.graph.context import ResearchContext
-from deepresearch.graph.state import ResearchState, TaskInput, TodoItem
+from deepresearch.graph.run_notes import write_task_note
+from deepresearch.graph.state import ResearchState, TaskInput
 from deepresearch.llm.thinking import clean_model_text, filter_stream
-from deepresearch.notes_io import write_task_note
 from deepresearch.prompts.steps import summarize_messages
 from deepresearch.search.base import SearchHit
 from deepresearch.search.outcome import search_outcome
+from deepresearch.search.pages import read_hits
 from deepresearch.text import truncate
 
 

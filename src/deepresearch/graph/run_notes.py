@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from deepresearch.graph.state import ReportResult, ResearchState, TaskInput, TodoItem
+from deepresearch.domain import ReportResult, TodoItem
+from deepresearch.graph.state import ResearchState, TaskInput
 from deepresearch.notes import DEEP_RESEARCH_TAG as TAG
 from deepresearch.notes import REPORT_TAG, task_tag
 
