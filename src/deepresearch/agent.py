@@ -23,7 +23,7 @@ from deepresearch.errors import (
     error_code,
     error_from_code,
 )
-from deepresearch.events import Event
+from deepresearch.events import Event, EventType, event
 from deepresearch.graph.context import ResearchContext
 from deepresearch.graph.state import RoutedState
 from deepresearch.llm.base import ChatModel
@@ -202,9 +202,7 @@ def _drive(
         if chunk["type"] == "report_note":
             data = chunk["data"]
             conclusion = NoteRef(id=data["note_id"], type="conclusion", path=data["note_path"])
-        yield counter.make(
-            chunk["type"], task_id=chunk.get("task_id"), step=chunk.get("step"), **chunk["data"]
-        )
+        yield counter.number(chunk)
     if durable is not None:
         state = dict(graph.get_state(config).values)
     result = _result(state, context, run, time.perf_counter() - started, first_event, conclusion)
@@ -361,8 +359,9 @@ class _Counter:
     def __init__(self) -> None:
         self.seq = 0
 
-    def make(self, type_: str, *, task_id: int | None = None, step: str | None = None, **data: Any) -> Event:
+    def make(self, type_: EventType, *, step: str | None = None, **data: Any) -> Event:
+        return self.number(event(type_, step=step, **data))
+
+    def number(self, payload: Mapping[str, Any]) -> Event:
         self.seq += 1
-        return Event.model_validate(
-            {"type": type_, "seq": self.seq, "task_id": task_id, "step": step, "data": data}
-        )
+        return Event.numbered(self.seq, payload)

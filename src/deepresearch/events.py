@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -36,6 +37,11 @@ class Event(BaseModel):
     step: str | None = None
     data: dict[str, Any] = Field(default_factory=dict)
 
+    @classmethod
+    def numbered(cls, seq: int, payload: Mapping[str, Any]) -> Event:
+        """The event of ``payload`` (from :func:`event`), validated and numbered ``seq``."""
+        return cls.model_validate({**payload, "seq": seq})
+
     def as_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_none=True)
 
@@ -43,5 +49,12 @@ class Event(BaseModel):
 def event(
     type_: EventType, *, task_id: int | None = None, step: str | None = None, **data: Any
 ) -> dict[str, Any]:
-    """The payload a graph node writes to the stream; the runner numbers and validates it."""
-    return {"type": type_, "task_id": task_id, "step": step, "data": data}
+    """The one way to build an event: the payload a graph node or the jobs runner writes (JSON-safe,
+    ``task_id`` and ``step`` only when set); whoever streams it numbers it (:meth:`Event.numbered`,
+    or the job store's ``seq``)."""
+    payload: dict[str, Any] = {"type": type_, "data": data}
+    if task_id is not None:
+        payload["task_id"] = task_id
+    if step is not None:
+        payload["step"] = step
+    return payload

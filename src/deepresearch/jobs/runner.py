@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from deepresearch.agent import research_stream
 from deepresearch.durable import Durability, has_checkpoint
 from deepresearch.errors import ConfigurationError, DeepResearchError
+from deepresearch.events import event as new_event
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -210,15 +211,15 @@ class JobRunner:
         """Store a finished dry-run job: ``completed`` when every check passed, else ``failed``."""
         job = self.store.create(topic, overrides=overrides, dry_run=True)
         ready = all(c["ok"] for c in checks)
-        result = {"dry_run": True, "ready": ready, "checks": checks}
+        result: dict[str, Any] = {"dry_run": True, "ready": ready, "checks": checks}
         if ready:
-            self.finish(job.id, "completed", {"type": "done", "step": "done", "data": result}, result=result)
+            self.finish(job.id, "completed", new_event("done", step="done", **result), result=result)
         else:
             failing = "; ".join(f"{c['name']}: {c['detail']}" for c in checks if not c["ok"])
             message = f"not ready: {failing}"
-            data = {**result, "message": message, "code": ConfigurationError.code, "cancelled": False}
-            event = {"type": "error", "step": "error", "data": data}
-            self.finish(job.id, "failed", event, result=result, error=message)
+            code = ConfigurationError.code
+            failed = new_event("error", step="error", **result, message=message, code=code, cancelled=False)
+            self.finish(job.id, "failed", failed, result=result, error=message)
         return self.store.require(job.id)
 
     def _forget_checkpoints(self, job_id: str) -> None:
@@ -231,9 +232,8 @@ class JobRunner:
 
 
 def status_event(step: str, message: str, **data: Any) -> dict[str, Any]:
-    return {"type": "status", "step": step, "data": {"message": message, **data}}
+    return new_event("status", step=step, message=message, **data)
 
 
 def error_event(message: str, *, code: str, cancelled: bool = False) -> dict[str, Any]:
-    data = {"message": message, "code": code, "cancelled": cancelled}
-    return {"type": "error", "step": "error", "data": data}
+    return new_event("error", step="error", message=message, code=code, cancelled=cancelled)
