@@ -33,12 +33,16 @@ MIN_CONTEXT_TOKENS = 4096
 
 
 def run_checks(settings: Settings, *, probe: bool = True) -> list[Check]:
-    """Provider, model, structured output, context window, search index and workspaces.
+    """Provider, model, structured output, context window, search index and workspaces (and, for
+    ``JOBS_BACKEND=celery``, the broker and the database).
 
     With ``probe`` (the default, for ``deepresearch doctor``) one tiny structured call tells which
     constrained decoding the server accepts; a readiness endpoint polled often passes ``False``.
     """
-    return [_provider(settings), *_model_checks(settings, probe), _index(settings), _workspaces(settings)]
+    from deepresearch.jobs.health import cluster_checks
+
+    checks = [_provider(settings), *_model_checks(settings, probe), _index(settings), _workspaces(settings)]
+    return [*checks, *cluster_checks(settings)]
 
 
 def _provider(settings: Settings) -> Check:

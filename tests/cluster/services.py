@@ -110,7 +110,9 @@ def postgres_server() -> Iterator[str]:
     )
     try:
         _wait_port(port, process, "postgres", timeout=60)
-        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        _wait_accepting(url, process)
+        yield url
     finally:
         process.terminate()
         process.wait(20)
@@ -157,6 +159,21 @@ def _run_as_postgres(command: list[str]) -> None:
     done = subprocess.run(_as_postgres(command), capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{command[0]} failed: {done.stderr.strip()[-2000:]}")
+
+
+def _wait_accepting(url: str, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    """PostgreSQL listens before it accepts ("the database system is starting up")."""
+    import psycopg
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            psycopg.connect(url, connect_timeout=2).close()
+            return
+        except psycopg.OperationalError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise
+            time.sleep(0.1)
 
 
 def _wait_port(port: int, process: subprocess.Popen[bytes], name: str, timeout: float = 20) -> None:

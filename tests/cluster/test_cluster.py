@@ -42,6 +42,9 @@ def test_jobs_submitted_through_one_node_complete_and_stream_whole_through_the_o
         streams = {job_id: follow(b, job_id) for job_id in ids}
         views = [wait_job(b, job_id, FINISHED, timeout=120) for job_id in ids]
         listed = {job["id"] for job in a.get("/tasks", params={"limit": 100}).json()["jobs"]}
+        checks = {c["name"]: c for c in b.get("/readyz").json()["checks"]}
+    assert checks["broker"]["ok"] and checks["database"]["ok"], checks
+    assert "up to date" in checks["database"]["detail"]
     assert [v["status"] for v in views] == ["completed"] * len(ids), [v["error"] for v in views]
     assert set(ids) <= listed
     for job_id, messages in streams.items():
