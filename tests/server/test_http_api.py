@@ -188,10 +188,10 @@ def test_secrets_never_reach_responses(serve: Serve) -> None:
             events = read_events(response)
         job = client.post("/tasks", json={"topic": TOPIC}).json()
         texts = [client.get("/readyz").text, client.get("/openapi.json").text]
-        finished = wait_job(client, job["id"], ("completed",))
+        finished = wait_job(client, job["id"], ("failed",))
         with client.stream("GET", f"/tasks/{job['id']}/events") as response:
             job_events = read_events(response)
-    assert events[-1].event == "done"
-    assert "upstream rejected key" in events[-1].data["data"]["result"]["report_markdown"]
+    assert events[-1].event == "error", "a run whose every search failed ends in an error"
+    assert "upstream rejected key" in events[-1].data["data"]["message"]
     everything = [m.data_lines[0] for m in events + job_events] + texts + [str(finished)]
     assert [t for t in everything if secret in t] == []

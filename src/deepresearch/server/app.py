@@ -25,8 +25,10 @@ from deepresearch.jobs.base import JobsBackend
 from deepresearch.jobs.factory import jobs_backend
 from deepresearch.llm.base import ChatModel
 from deepresearch.search.base import SearchBackend
+from deepresearch.server.docs_assets import SWAGGER, docs_assets_router
 from deepresearch.server.errors import install_error_handlers
 from deepresearch.server.retention import retention_loop
+from deepresearch.server.routes_export import export_router
 from deepresearch.server.routes_jobs import jobs_router
 from deepresearch.server.routes_research import Admission, research_router
 from deepresearch.server.schemas import CheckView, ErrorBody, Health, Readiness
@@ -77,6 +79,8 @@ def create_app(
     app.include_router(_ready_router(service), **guarded)
     app.include_router(research_router(service, slots, admission), **guarded)
     app.include_router(jobs_router(service, manager), **guarded)
+    app.include_router(export_router(manager), **guarded)
+    app.include_router(docs_assets_router())
     app.include_router(_docs_router(app), **guarded)
     install_error_handlers(app, service.redactor)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
@@ -150,7 +154,7 @@ def _docs_router(app: FastAPI) -> APIRouter:
 
     @router.get("/docs")
     def docs() -> HTMLResponse:
-        return get_swagger_ui_html(openapi_url="/openapi.json", title="deepresearch API")
+        return get_swagger_ui_html(openapi_url="/openapi.json", title="deepresearch API", **SWAGGER)
 
     return router
 
