@@ -33,64 +33,95 @@ MAX_OFFSET = 1_000_000_000
 MAX_EVENT_ID = 2**53
 
 
-def jobs_router(service: Service, manager: JobsBackend) -> APIRouter:
-    router = APIRouter(prefix="/tasks", tags=["jobs"])
+CREATE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"model": JobCreated, "description": "Dry run: the readiness checks, nothing queued."},
+    413: {"model": ErrorBody, "description": "The request body is larger than MAX_BODY_BYTES."},
+    422: {"model": ErrorBody, "description": "Bad topic, server-only override, or invalid value."},
+    429: {"model": ErrorBody, "description": "MAX_QUEUED_JOBS jobs are queued; see Retry-After."},
+}
+FINISHED: dict[int | str, dict[str, Any]] = {
+    409: {"model": ErrorBody, "description": "The job has already finished."}
+}
 
-    @router.post(
-        "",
-        response_model=JobCreated,
-        status_code=status.HTTP_202_ACCEPTED,
-        responses={
-            200: {"model": JobCreated, "description": "Dry run: the readiness checks, nothing queued."},
-            413: {"model": ErrorBody, "description": "The request body is larger than MAX_BODY_BYTES."},
-            422: {"model": ErrorBody, "description": "Bad topic, server-only override, or invalid value."},
-            429: {"model": ErrorBody, "description": "MAX_QUEUED_JOBS jobs are queued; see Retry-After."},
-        },
-        summary="Queue a research job (or check readiness with dry_run)",
-    )
-    def create_job(body: JobRequest, response: Response) -> JobCreated:
-        settings = service.resolve(body.overrides)
-        topic = service.check_topic(body.topic, settings)
-        if body.dry_run:
-            checks = [c.as_dict() for c in service.readiness(settings)]
-            job = manager.record_dry_run(topic, body.overrides, checks)
-            response.status_code = status.HTTP_200_OK
-            ready = job.status == "completed"
-            return _created(job, ready=ready, checks=[CheckView.model_validate(c) for c in checks])
-        return _created(manager.submit(topic, body.overrides))
 
-    @router.get("", response_model=JobList, summary="List jobs, newest first")
+class JobRoutes:
+    """The handlers of ``/tasks`` over one service and its jobs backend."""
+
+    def __init__(self, service: Service, manager: JobsBackend) -> None:
+        self.service = service
+        self.manager = manager
+
+    def router(self) -> APIRouter:
+        router = APIRouter(prefix="/tasks", tags=["jobs"])
+        router.add_api_route(
+            "",
+            self.create_job,
+            methods=["POST"],
+            response_model=JobCreated,
+            status_code=status.HTTP_202_ACCEPTED,
+            responses=CREATE_RESPONSES,
+            summary="Queue a research job (or check readiness with dry_run)",
+        )
+        router.add_api_route(
+            "", self.list_jobs, methods=["GET"], response_model=JobList, summary="List jobs, newest first"
+        )
+        router.add_api_route(
+            "/{job_id}",
+            self.get_job,
+            methods=["GET"],
+            response_model=JobView,
+            responses=NOT_FOUND,
+            summary="A job's state",
+        )
+        router.add_api_route(
+            "/{job_id}",
+            self.cancel_job,
+            methods=["DELETE"],
+            response_model=JobView,
+            responses={**NOT_FOUND, **FINISHED},
+            summary="Cancel a job",
+        )
+        router.add_api_route(
+            "/{job_id}/events",
+            self.job_events,
+            methods=["GET"],
+            response_class=EventSourceResponse,
+            responses={**SSE_RESPONSE, **NOT_FOUND, 204: {"description": NOTHING_MORE}},
+            summary="A job's events (SSE): what happened so far, then live",
+        )
+        return router
+
+    def create_job(self, body: JobRequest, response: Response) -> JobCreated:
+        settings = self.service.resolve(body.overrides)
+        topic = self.service.check_topic(body.topic, settings)
+        if not body.dry_run:
+            return _created(self.manager.submit(topic, body.overrides))
+        checks = [c.as_dict() for c in self.service.readiness(settings)]
+        job = self.manager.record_dry_run(topic, body.overrides, checks)
+        response.status_code = status.HTTP_200_OK
+        ready = job.status == "completed"
+        return _created(job, ready=ready, checks=[CheckView.model_validate(c) for c in checks])
+
     def list_jobs(
+        self,
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
         offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
         status_filter: Annotated[JobStatus | None, Query(alias="status")] = None,
     ) -> JobList:
-        jobs = manager.store.recent(limit=limit, offset=offset, status=status_filter)
-        return JobList(jobs=[_summary(manager, job) for job in jobs])
+        jobs = self.manager.store.recent(limit=limit, offset=offset, status=status_filter)
+        return JobList(jobs=[_summary(self.manager, job) for job in jobs])
 
-    @router.get("/{job_id}", response_model=JobView, responses=NOT_FOUND, summary="A job's state")
-    def get_job(job_id: str) -> JobView:
-        return job_view(manager, _require(manager, job_id))
+    def get_job(self, job_id: str) -> JobView:
+        return job_view(self.manager, _require(self.manager, job_id))
 
-    @router.delete(
-        "/{job_id}",
-        response_model=JobView,
-        responses={**NOT_FOUND, 409: {"model": ErrorBody, "description": "The job has already finished."}},
-        summary="Cancel a job",
-    )
-    def cancel_job(job_id: str) -> JobView:
+    def cancel_job(self, job_id: str) -> JobView:
         """A queued job is cancelled at once; a running one stops at its next step (watch its events)."""
-        if _require(manager, job_id).finished:
+        if _require(self.manager, job_id).finished:
             raise ConflictError(f"job {job_id} has already finished")
-        return job_view(manager, manager.cancel(job_id))
+        return job_view(self.manager, self.manager.cancel(job_id))
 
-    @router.get(
-        "/{job_id}/events",
-        response_class=EventSourceResponse,
-        responses={**SSE_RESPONSE, **NOT_FOUND, 204: {"description": NOTHING_MORE}},
-        summary="A job's events (SSE): what happened so far, then live",
-    )
     async def job_events(
+        self,
         job_id: str,
         last_event_id: Annotated[
             str | None, Header(description="Resume after this event id (EventSource sends it).")
@@ -99,13 +130,17 @@ def jobs_router(service: Service, manager: JobsBackend) -> APIRouter:
             int | None, Query(ge=0, le=MAX_EVENT_ID, description="Same as Last-Event-ID.")
         ] = None,
     ) -> Response:
+        manager = self.manager
         job = await run_in_threadpool(_require, manager, job_id)
         start = after if after is not None else _event_id(last_event_id)
         if job.finished and not await run_in_threadpool(manager.store.events, job_id, after=start, limit=1):
             return Response(status_code=status.HTTP_204_NO_CONTENT)
-        return sse_response(job_messages(manager, job_id, start), service.options.heartbeat_seconds)
+        return sse_response(job_messages(manager, job_id, start), self.service.options.heartbeat_seconds)
 
-    return router
+
+def jobs_router(service: Service, manager: JobsBackend) -> APIRouter:
+    """``/tasks`` over ``service`` and ``manager``."""
+    return JobRoutes(service, manager).router()
 
 
 def job_view(manager: JobsBackend, job: JobRow) -> JobView:

@@ -58,28 +58,45 @@ class Admission:
             self.count -= 1
 
 
-def research_router(service: Service, slots: threading.Semaphore, admission: Admission) -> APIRouter:
-    router = APIRouter(tags=["research"])
+class ResearchRoutes:
+    """The handlers of direct runs, over one service, its run slots and its admission count."""
 
-    def start(topic: str, overrides: Mapping[str, Any]) -> ThreadedRun:
-        settings = service.resolve(overrides)
-        cleaned = service.check_topic(topic, settings)
-        cancel = threading.Event()
-        events = research_stream(
-            cleaned, settings=settings, model=service.model, search=service.search, cancel=cancel
+    def __init__(self, service: Service, slots: threading.Semaphore, admission: Admission) -> None:
+        self.service = service
+        self.slots = slots
+        self.admission = admission
+
+    def router(self) -> APIRouter:
+        router = APIRouter(tags=["research"])
+        router.add_api_route(
+            "/research",
+            self.research_now,
+            methods=["POST"],
+            response_model=ResearchResult,
+            responses={**ERRORS, **RUN_FAILED},
+            summary="Run a research and return the full result",
         )
-        admission.enter()
-        return ThreadedRun(events, cancel, slots, service.redactor, on_finish=admission.leave)
+        router.add_api_route(
+            "/research/stream",
+            self.stream_post,
+            methods=["POST"],
+            response_class=EventSourceResponse,
+            responses={**SSE_RESPONSE, **ERRORS},
+            summary="Run a research and stream its events (SSE)",
+        )
+        router.add_api_route(
+            "/research/stream",
+            self.stream_get,
+            methods=["GET"],
+            response_class=EventSourceResponse,
+            responses={**SSE_RESPONSE, **ERRORS, 204: {"description": NO_REPLAY}},
+            summary="Run a research and stream its events (SSE, for EventSource)",
+        )
+        return router
 
-    @router.post(
-        "/research",
-        response_model=ResearchResult,
-        responses={**ERRORS, **RUN_FAILED},
-        summary="Run a research and return the full result",
-    )
-    async def research_now(body: ResearchRequest, request: Request) -> ResearchResult:
+    async def research_now(self, body: ResearchRequest, request: Request) -> ResearchResult:
         """Blocks until the run ends. A client that disconnects cancels its run."""
-        run = start(body.topic, body.overrides())
+        run = self.start(body.topic, body.overrides())
         watcher = asyncio.create_task(_cancel_on_disconnect(request, run.cancel))
         final: dict[str, Any] | None = None
         try:
@@ -94,24 +111,12 @@ def research_router(service: Service, slots: threading.Semaphore, admission: Adm
             raise _run_error(final["data"])
         return ResearchResult.model_validate(final["data"]["result"])
 
-    @router.post(
-        "/research/stream",
-        response_class=EventSourceResponse,
-        responses={**SSE_RESPONSE, **ERRORS},
-        summary="Run a research and stream its events (SSE)",
-    )
-    async def stream_post(body: ResearchRequest) -> EventSourceResponse:
+    async def stream_post(self, body: ResearchRequest) -> EventSourceResponse:
         """The run's events as Server-Sent Events. A client that disconnects cancels its run."""
-        run = start(body.topic, body.overrides())
-        return sse_response(run_messages(run), service.options.heartbeat_seconds)
+        return self.stream(body.topic, body.overrides())
 
-    @router.get(
-        "/research/stream",
-        response_class=EventSourceResponse,
-        responses={**SSE_RESPONSE, **ERRORS, 204: {"description": NO_REPLAY}},
-        summary="Run a research and stream its events (SSE, for EventSource)",
-    )
     async def stream_get(
+        self,
         request: Request,
         topic: Annotated[str, Query(min_length=1, description=TOPIC_DOC)],
         search_api: Annotated[str | None, Query(description="Search backend (SEARCH_API).")] = None,
@@ -128,10 +133,28 @@ def research_router(service: Service, slots: threading.Semaphore, admission: Adm
         declared = {"topic", "search_api", "max_web_research_loops"}
         extra = {k: v for k, v in request.query_params.items() if k not in declared}
         given = {"search_api": search_api, "max_web_research_loops": max_web_research_loops, **extra}
-        run = start(topic, given)
-        return sse_response(run_messages(run), service.options.heartbeat_seconds)
+        return self.stream(topic, given)
 
-    return router
+    def start(self, topic: str, overrides: Mapping[str, Any]) -> ThreadedRun:
+        """A run of ``topic`` on a worker thread, admitted (or :class:`QueueFullError`)."""
+        service = self.service
+        settings = service.resolve(overrides)
+        cleaned = service.check_topic(topic, settings)
+        cancel = threading.Event()
+        events = research_stream(
+            cleaned, settings=settings, model=service.model, search=service.search, cancel=cancel
+        )
+        self.admission.enter()
+        return ThreadedRun(events, cancel, self.slots, service.redactor, on_finish=self.admission.leave)
+
+    def stream(self, topic: str, overrides: Mapping[str, Any]) -> EventSourceResponse:
+        run = self.start(topic, overrides)
+        return sse_response(run_messages(run), self.service.options.heartbeat_seconds)
+
+
+def research_router(service: Service, slots: threading.Semaphore, admission: Admission) -> APIRouter:
+    """``/research`` and ``/research/stream`` over ``service``."""
+    return ResearchRoutes(service, slots, admission).router()
 
 
 def _run_error(data: dict[str, Any]) -> DeepResearchError:
