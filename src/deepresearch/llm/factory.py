@@ -134,9 +134,11 @@ def _file_identity(path: Path) -> dict[str, Any]:
 def _wrapped(settings: Settings, model: ChatModel, identity: dict[str, Any]) -> ChatModel:
     wrappers: list[Callable[[ChatModel], ChatModel]] = []
     if settings.llm_min_interval_seconds > 0:
-        from deepresearch.llm.pacing import PacedModel
+        from deepresearch.jobs.limits import model_gate
+        from deepresearch.llm.pacing import PROCESS_GATE, PacedModel
 
-        wrappers.append(lambda inner: PacedModel(inner, settings.llm_min_interval_seconds))
+        gate = model_gate(settings) or PROCESS_GATE
+        wrappers.append(lambda inner: PacedModel(inner, settings.llm_min_interval_seconds, gate=gate))
     if settings.llm_cache != "off":
         from deepresearch.llm.cache import CachedModel, CacheMode
 

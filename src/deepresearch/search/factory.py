@@ -8,7 +8,7 @@ from deepresearch.errors import ConfigurationError
 from deepresearch.index.corpus import local_index_path
 from deepresearch.index.embeddings import embedder_for
 from deepresearch.index.store import DocumentIndex
-from deepresearch.retry import IntervalGate
+from deepresearch.jobs.limits import interval_gate
 from deepresearch.search.base import SearchBackend
 from deepresearch.search.chain import SearchChain
 from deepresearch.search.local import LocalSearch
@@ -47,11 +47,13 @@ def build_search(settings: Settings, notice: Notice | None = None) -> SearchBack
 def build_web_backend(name: str, settings: Settings) -> Throttled:
     """One web engine behind its own rate limiter, paced as the engine asks (see
     :func:`~deepresearch.search.ratelimit.pacing_of`) unless ``SEARCH_MIN_INTERVAL_SECONDS`` is
-    set; ConfigurationError names a missing setting."""
+    set (shared by every process through Redis with ``JOBS_BACKEND=celery``); ConfigurationError
+    names a missing setting."""
     engine = _engine(name, settings)
     interval, parallel = pacing_of(engine, settings.search_min_interval_seconds)
     policy = search_policy(settings.search_max_retries)
-    return Throttled(engine, gate=IntervalGate(interval), policy=policy, max_parallel=parallel)
+    gate = interval_gate(f"search:{name}", interval, settings)
+    return Throttled(engine, gate=gate, policy=policy, max_parallel=parallel)
 
 
 def build_chain(settings: Settings, notice: Notice | None = None) -> SearchChain:

@@ -1,0 +1,82 @@
+"""Pacing shared by every process of a team setup: model-call and search intervals kept in Redis.
+
+With ``JOBS_BACKEND=celery`` every worker and API node takes its call slots from one Redis key per
+limit, on Redis's clock, so twenty workers together keep DuckDuckGo's one second between
+searches (and ``LLM_MIN_INTERVAL_SECONDS`` between model calls) instead of each keeping it on its
+own. Locally the gates are the in-process :class:`~deepresearch.retry.IntervalGate`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from deepresearch.retry import IntervalGate
+
+if TYPE_CHECKING:
+    from deepresearch.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+KEY_PREFIX = "deepresearch:pace:"
+_RESERVE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local gap = tonumber(ARGV[1])
+local last = tonumber(redis.call('GET', KEYS[1]) or '')
+local start = now
+if last ~= nil and last + gap > now then start = last + gap end
+redis.call('SET', KEYS[1], string.format('%.6f', start), 'PX', math.ceil((start - now + gap) * 1000) + 1000)
+return string.format('%.6f', start - now)
+"""
+
+
+class RedisIntervalGate(IntervalGate):
+    """:class:`~deepresearch.retry.IntervalGate`'s contract with the last slot kept in Redis.
+
+    Each caller reserves the next free slot atomically (one Lua script on Redis's clock) and
+    sleeps outside Redis. If Redis cannot be reached the call goes through on the process's own
+    gate, with a warning: a limit is a courtesy, not a reason to fail a run.
+    """
+
+    def __init__(
+        self, client: Any, key: str, interval: float = 0.0, *, sleep: Callable[[float], None] = time.sleep
+    ) -> None:
+        super().__init__(interval, sleep=sleep)
+        self.key = KEY_PREFIX + key
+        self._script = client.register_script(_RESERVE)
+
+    def wait(self, interval: float | None = None) -> float:
+        gap = self.interval if interval is None else interval
+        try:
+            waited = float(self._script(keys=[self.key], args=[gap]))
+        except Exception as exc:  # noqa: BLE001 - any Redis failure: pace within this process instead
+            logger.warning("shared pacing %s unavailable (%s); pacing within this process", self.key, exc)
+            return super().wait(gap)
+        if waited > 0:
+            self._sleep(waited)
+        return waited
+
+
+def interval_gate(key: str, interval: float, settings: Settings) -> IntervalGate:
+    """The gate for limit ``key``: shared through Redis for ``JOBS_BACKEND=celery``, else in-process."""
+    if settings.jobs_backend != "celery" or settings.redis_url is None:
+        return IntervalGate(interval)
+    return RedisIntervalGate(_client(settings.redis_url.get_secret_value()), key, interval)
+
+
+def model_gate(settings: Settings) -> IntervalGate | None:
+    """The gate every model call of the cluster shares, or None to use the process's own."""
+    if settings.jobs_backend != "celery" or settings.redis_url is None:
+        return None
+    return interval_gate("llm", settings.llm_min_interval_seconds, settings)
+
+
+@cache
+def _client(url: str) -> Any:
+    from deepresearch.jobs.redis_bus import redis_client
+
+    return redis_client(url)

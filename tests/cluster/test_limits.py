@@ -1,0 +1,51 @@
+"""Pacing shared through Redis: processes together keep one interval, not one each."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+
+import redis
+
+from deepresearch.jobs.limits import RedisIntervalGate, interval_gate
+from deepresearch.retry import IntervalGate
+from deepresearch.settings import Settings
+
+
+def _calls(url: str, key: str, count: int, out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    gate = RedisIntervalGate(redis.Redis.from_url(url), key, 0.2)
+    for _ in range(count):
+        gate.wait()
+        out.put(time.time())
+
+
+def test_two_processes_share_one_interval(redis_url: str) -> None:
+    out: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
+    workers = [
+        multiprocessing.Process(target=_calls, args=(redis_url, "search:duckduckgo", 4, out))
+        for _ in range(2)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(30)
+    stamps = sorted(out.get(timeout=5) for _ in range(8))
+    gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+    assert min(gaps) > 0.17, gaps
+    assert stamps[-1] - stamps[0] >= 7 * 0.2 - 0.05
+
+
+def test_separate_limits_do_not_wait_for_each_other(redis_url: str) -> None:
+    client = redis.Redis.from_url(redis_url)
+    first, second = RedisIntervalGate(client, "a", 5.0), RedisIntervalGate(client, "b", 5.0)
+    assert first.wait() == 0 and second.wait() == 0
+    assert 4.9 < RedisIntervalGate(client, "a", 5.0, sleep=lambda _: None).wait() <= 5.0
+
+
+def test_an_unreachable_redis_paces_within_the_process() -> None:
+    gate = RedisIntervalGate(redis.Redis.from_url("redis://127.0.0.1:1/0"), "x", 0.0)
+    assert gate.wait() == 0
+
+
+def test_the_local_backend_keeps_the_in_process_gate() -> None:
+    assert isinstance(interval_gate("llm", 1.0, Settings.load({"jobs_backend": "local"})), IntervalGate)
