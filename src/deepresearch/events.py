@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 EventType = Literal[
     "status",
@@ -23,6 +23,121 @@ EventType = Literal[
 EVENT_TYPES: tuple[str, ...] = EventType.__args__  # type: ignore[attr-defined]
 
 
+class _Data(BaseModel):
+    """An event's ``data``; more keys may be added later (clients ignore what they do not know)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class StatusData(_Data):
+    """``status``: progress in words. ``step`` says which: ``start`` (with ``question`` and
+    ``run_dir``), ``setup``, ``resume``, ``plan``, ``role`` (with ``role``), ``judge``,
+    ``requery`` (with ``round``), ``report``; a job also gets ``queued`` (with ``position``) and
+    ``interrupted``."""
+
+    message: str = Field(description="What is happening, for people.")
+    question: str | None = Field(None, description="The question as asked (step start).")
+    run_dir: str | None = Field(None, description="The run's folder (step start).")
+    role: dict[str, Any] | None = Field(None, description="The chosen research role (step role).")
+    round: int | None = Field(None, description="The round about to start (step requery).")
+    position: int | None = Field(None, description="Place in the job queue (step queued).")
+
+
+class TodoListData(_Data):
+    """``todo_list``: the plan, once, before any search."""
+
+    tasks: list[dict[str, Any]] = Field(description="The tasks: id, title, intent, query, status ...")
+
+
+class TaskStatusData(_Data):
+    """``task_status``: one task started (``in_progress``, with ``query``), was ``skipped`` (with
+    ``reason``) or ``completed`` (with ``summary``) in a round."""
+
+    status: str = Field(description="in_progress, skipped or completed.")
+    title: str = Field(description="The task's title.")
+    round: int = Field(description="The round, from 1.")
+    query: str | None = Field(None, description="The query searched (in_progress).")
+    reason: str | None = Field(None, description="Why the task was skipped (skipped).")
+    summary: str | None = Field(None, description="What the sources say about the task (completed).")
+
+
+class SourcesData(_Data):
+    """``sources``: the sources a task's search added in a round (their text left out)."""
+
+    round: int = Field(description="The round, from 1.")
+    sources: list[dict[str, Any]] = Field(description="New sources: id, url, title, snippet, backend ...")
+    total: int = Field(description="How many sources the task has in all.")
+
+
+class ContentData(_Data):
+    """``task_summary_chunk`` and ``report_chunk``: text as it is written; joined in order, the
+    chunks are the task's summary or the report."""
+
+    content: str = Field(description="The next piece of text.")
+
+
+class EvaluationData(_Data):
+    """``evaluation``: the judge's verdict on a round (see :class:`deepresearch.domain.RoundEvaluation`)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    round: int = Field(description="The round judged.")
+    relevance: float = Field(description="Share of relevant evidence, 0-100.")
+    enough: bool = Field(description="Whether the evidence suffices: no further round.")
+    tasks: list[dict[str, Any]] = Field(description="One judgement per task, with its gaps.")
+
+
+class ReportNoteData(_Data):
+    """``report_note``: the report was kept as a ``conclusion`` note."""
+
+    note_id: str = Field(description="The note's id.")
+    note_path: str = Field(description="The note's file.")
+
+
+class FinalReportData(_Data):
+    """``final_report``: the whole report, once, after its chunks."""
+
+    report: str = Field(description="The report in Markdown, with its references.")
+    removed_citations: int = Field(description="Citations of unknown sources removed from the draft.")
+
+
+class DoneData(_Data):
+    """``done``: the last event of a run that ended; ``result`` is the whole ResearchResult (a dry-run
+    job carries ``dry_run``, ``ready`` and ``checks`` instead)."""
+
+    result: dict[str, Any] | None = Field(None, description="The ResearchResult, as JSON.")
+    dry_run: bool | None = Field(None, description="A job's readiness check, nothing researched.")
+    ready: bool | None = Field(None, description="Whether every readiness check passed (dry run).")
+    checks: list[dict[str, Any]] | None = Field(None, description="The readiness checks (dry run).")
+
+
+class ErrorData(_Data):
+    """``error``: the last event of a run that failed or was cancelled."""
+
+    model_config = ConfigDict(extra="allow")
+
+    message: str = Field(description="What went wrong and how to fix it.")
+    code: str = Field(description="The kind: configuration, model_unavailable, cancelled, internal ...")
+    cancelled: bool = Field(description="Whether the run was cancelled rather than failed.")
+    run_dir: str | None = Field(None, description="The run's folder, when it had one.")
+
+
+EVENT_DATA: dict[str, type[BaseModel]] = {
+    "status": StatusData,
+    "todo_list": TodoListData,
+    "task_status": TaskStatusData,
+    "sources": SourcesData,
+    "task_summary_chunk": ContentData,
+    "evaluation": EvaluationData,
+    "report_note": ReportNoteData,
+    "report_chunk": ContentData,
+    "final_report": FinalReportData,
+    "done": DoneData,
+    "error": ErrorData,
+}
+"""The shape of each event type's ``data``, documented field by field (docs/ARCHITECTURE.md)."""
+
+
 class Event(BaseModel):
     """One step of a run. ``seq`` counts from 1 within a run; ``data`` is JSON-safe.
 
@@ -31,11 +146,13 @@ class Event(BaseModel):
     ``cancelled``, ``internal`` ...), ``cancelled`` and ``run_dir``.
     """
 
-    type: EventType
-    seq: int = 0
-    task_id: int | None = None
-    step: str | None = None
-    data: dict[str, Any] = Field(default_factory=dict)
+    type: EventType = Field(description="What happened; the shape of data follows from it.")
+    seq: int = Field(0, description="1, 2, 3 ... within a run.")
+    task_id: int | None = Field(None, description="The task it concerns, for task events.")
+    step: str | None = Field(None, description="The research step that sent it.")
+    data: dict[str, Any] = Field(
+        default_factory=dict, description="The event's fields; see EVENT_DATA and docs/ARCHITECTURE.md."
+    )
 
     @classmethod
     def numbered(cls, seq: int, payload: Mapping[str, Any]) -> Event:
@@ -44,6 +161,10 @@ class Event(BaseModel):
 
     def as_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_none=True)
+
+    def typed_data(self) -> BaseModel:
+        """``data`` validated as its type's model (:data:`EVENT_DATA`)."""
+        return EVENT_DATA[self.type].model_validate(self.data)
 
 
 def event(
