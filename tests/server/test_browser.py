@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from deepresearch.errors import SearchError
 from deepresearch.llm.testing import ScriptedModel
+from deepresearch.search.base import SearchHit
+from deepresearch.search.testing import StaticSearch
 
 from .conftest import Serve
 from .helpers import TOPIC
@@ -46,48 +49,90 @@ def browser_page():  # type: ignore[no-untyped-def]
             browser.close()
 
 
-def test_page_runs_a_research_and_renders_the_report(serve: Serve, browser_page) -> None:  # type: ignore[no-untyped-def]
-    page = browser_page
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    server = serve(model=ScriptedModel(delay=0.1), summary_mode="model")
+def run_research(page, server) -> None:  # type: ignore[no-untyped-def]
     page.goto(server.url + "/")
     page.fill("#question", TOPIC)
     page.select_option("#backend", "local")
     page.click("#submit")
-
     page.wait_for_selector("#todo li[data-status]", timeout=30_000)
-    page.wait_for_selector("#report h2", timeout=60_000)
+    page.wait_for_selector("#report article.report h2", timeout=60_000)
+
+
+def test_page_runs_a_research_and_renders_the_report(serve: Serve, browser_page) -> None:  # type: ignore[no-untyped-def]
+    page = browser_page
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    server = serve(model=ScriptedModel(delay=0.1), summary_mode="model", relevance_threshold=100)
+    run_research(page, server)
     statuses = page.eval_on_selector_all("#todo li", "els => els.map(e => e.dataset.status)")
     assert statuses and all(s in ("completed", "skipped") for s in statuses), statuses
     assert page.inner_text("#report h1") == TOPIC
-    assert "References" in page.inner_text("#report")
+    report = page.inner_text("#report")
+    assert "References" in report and "](" not in report, "no raw Markdown link text"
+    assert "Limits of this report" in page.inner_text("#report blockquote")
+    assert not [line for line in report.splitlines() if line.startswith(">")], "no literal blockquote marker"
     cite = page.query_selector("#report a.cite")
     assert cite is not None and (cite.get_attribute("href") or "").startswith("#ref-")
-    reference_link = page.query_selector("#report li[id^='ref-'] a")
-    assert reference_link is not None
-    assert (reference_link.get_attribute("href") or "").startswith("https://example.org/")
+    numbers = page.eval_on_selector_all("#report li[id^='ref-']", "els => els.map(e => e.id)")
+    assert numbers == [f"ref-{n}" for n in range(1, len(numbers) + 1)], "references keep the report's numbers"
+    page.click("#report li#ref-1 a[href^='#src-']")
+    passage = page.inner_text(page.evaluate("location.hash") + " blockquote")
+    assert "Built in 1410" in passage, "the reference shows the passage that was read"
+    assert (page.get_attribute("#report li#ref-1 a.page", "href") or "").startswith("https://example.org/")
     assert page.eval_on_selector_all("#sources li", "els => els.length") > 0
     assert page.inner_text("#summaries").strip()
-    assert page.is_enabled("#download")
     page.wait_for_selector("#history li .badge.completed", timeout=10_000)
-
+    page.select_option("#format", "html")
     with page.expect_download() as download:
         page.click("#download")
-    assert download.value.suggested_filename == "report.md"
-
+    assert download.value.suggested_filename == "report.html"
+    assert Path(download.value.path()).read_text(encoding="utf-8").startswith("<!doctype html>")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "server-page.png"), full_page=True)
     assert errors == []
 
 
-def test_page_never_renders_html_from_the_report(serve: Serve, browser_page) -> None:  # type: ignore[no-untyped-def]
+def test_page_fits_a_phone_screen(serve: Serve, browser_page) -> None:  # type: ignore[no-untyped-def]
+    page = browser_page
+    page.set_viewport_size({"width": 390, "height": 844})
+    run_research(page, serve(relevance_threshold=100))
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    header = page.eval_on_selector("header", "e => e.getBoundingClientRect().right")
+    assert header <= 390
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "server-page-phone.png"), full_page=True)
+
+
+def offline(query: str) -> list[SearchHit]:
+    raise SearchError("[Errno -3] Temporary failure in name resolution")
+
+
+def test_failed_searches_show_as_an_error_not_a_report(serve: Serve, browser_page) -> None:  # type: ignore[no-untyped-def]
+    page = browser_page
+    page.goto(serve(search=StaticSearch(default=offline)).url + "/")
+    page.fill("#question", TOPIC)
+    page.click("#submit")
+    page.wait_for_selector("#report .failed", timeout=60_000)
+    assert "name resolution" in page.inner_text("#report .failed")
+    assert page.get_attribute("#status", "class") == "error"
+    assert page.is_disabled("#download")
+
+
+def test_api_docs_render_with_no_outside_network(serve: Serve, browser_page) -> None:  # type: ignore[no-untyped-def]
     page = browser_page
     server = serve()
-    page.goto(server.url + "/")
-    rendered = page.evaluate(
-        "renderMarkdown('# T <img src=x onerror=alert(1)>\\n\\n[x](javascript:alert(1)) [1] **b**')"
-    )
-    assert "<img" not in rendered and "&lt;img" in rendered
-    assert 'href="javascript' not in rendered
-    assert '<a class="cite" href="#ref-1"' in rendered and "<strong>b</strong>" in rendered
+    outside: list[str] = []
+
+    def only_local(route) -> None:  # type: ignore[no-untyped-def]
+        if route.request.url.startswith(server.url):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_local)
+    page.goto(server.url + "/docs")
+    page.wait_for_selector(".swagger-ui .info .title", timeout=30_000)
+    assert page.inner_text(".swagger-ui .info .title").startswith("deepresearch")
+    assert page.query_selector(".swagger-ui .opblock") is not None
+    assert outside == []
