@@ -109,18 +109,27 @@ def test_evidence_accumulates_and_queries_never_repeat(settings: Settings, local
 def test_round_two_narrows_with_the_judges_gaps(settings: Settings) -> None:
     search = StaticSearch(default=[hit("https://example.org/a", "Clock", "A clock in a city.")])
     model = ScriptedModel({"plan": plan("astronomical clock Prague"), "judge": NEVER_ENOUGH})
-    research(
-        QUESTION,
-        settings=settings,
-        model=model,
-        search=search,
-        max_web_research_loops=2,
-        relevance_threshold=100,
-        model_judge=True,
+    events = list(
+        research_stream(
+            QUESTION,
+            settings=settings,
+            model=model,
+            search=search,
+            max_web_research_loops=2,
+            relevance_threshold=100,
+            model_judge=True,
+        )
     )
-    second = [q for q in search.queries[1:]]
+    started = [e for e in events if e.type == "task_status" and e.data["status"] == "in_progress"]
+    first = {e.task_id: e.data["query"] for e in started if e.data["round"] == 1}
+    second = {e.task_id: e.data["query"] for e in started if e.data["round"] == 2}
+    judged = next(e for e in events if e.type == "evaluation").data["tasks"]
+    gaps = {j["task_id"]: j["gaps"] for j in judged}
     assert second, "round 2 ran no query"
-    assert all(q.startswith("astronomical clock Prague") or "purkyně" in q.lower() for q in second)
+    assert set(second) == set(first)
+    for task_id, query in second.items():
+        assert gaps[task_id], "the judge named no gap"
+        assert query == " ".join([first[task_id], *gaps[task_id][:3]])
 
 
 def test_unusable_plan_falls_back_to_tasks_from_the_question(
