@@ -110,3 +110,32 @@ class ChatModel(Protocol):
     ) -> Iterator[str]:
         """Yield the answer as text chunks."""
         ...
+
+
+class ChatModelBase:
+    """A :class:`ChatModel` written against :class:`ModelCall`: the signature lives here once, a
+    model implements :meth:`on_complete` and :meth:`on_stream` (wrappers:
+    :class:`~deepresearch.llm.wrapper.ModelWrapper`)."""
+
+    name: str
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        step: str = "",
+        schema: dict[str, Any] | None = None,
+        max_tokens: int = 512,
+    ) -> Completion:
+        return self.on_complete(ModelCall(step, list(messages), schema, max_tokens))
+
+    def stream(self, messages: list[Message], *, step: str = "", max_tokens: int = 512) -> Iterator[str]:
+        return self.on_stream(ModelCall(step, list(messages), None, max_tokens))
+
+    def on_complete(self, call: ModelCall) -> Completion:
+        """The whole answer to ``call``."""
+        raise NotImplementedError
+
+    def on_stream(self, call: ModelCall) -> Iterator[str]:
+        """The answer to ``call`` as text chunks."""
+        raise NotImplementedError

@@ -26,7 +26,7 @@ from types import ModuleType
 from typing import Any, Protocol, cast
 
 from deepresearch.errors import ModelError, ModelNotAvailableError
-from deepresearch.llm.base import Completion, Message, Usage
+from deepresearch.llm.base import ChatModelBase, Completion, Message, ModelCall, Usage
 from deepresearch.text import TRUNCATION_MARKER
 
 __all__ = [
@@ -257,7 +257,7 @@ def _cut_middle(tokens: list[int], keep: int, decode: Callable[[list[int]], str]
     return decode(tokens[:head]) + _CUT + tail_text
 
 
-class EmbeddedModel:
+class EmbeddedModel(ChatModelBase):
     """A ChatModel that runs a GGUF file in-process with llama.cpp.
 
     The model loads on the first call (``verbose=False``); :meth:`close` frees it and a later
@@ -315,32 +315,19 @@ class EmbeddedModel:
             name=f"embedded:{name}",
         )
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        step: str = "",
-        schema: dict[str, Any] | None = None,
-        max_tokens: int = 512,
-    ) -> Completion:
-        """Return the whole answer; with ``schema``, decoding is grammar-constrained to it."""
+    def on_complete(self, call: ModelCall) -> Completion:
+        """Return the whole answer; with a schema, decoding is grammar-constrained to it."""
         with self._lock:
-            request = self._request(messages, max_tokens)
-            if schema is not None:
-                request["response_format"] = {"type": "json_object", "schema": schema}
+            request = self._request(call.messages, call.max_tokens)
+            if call.schema is not None:
+                request["response_format"] = {"type": "json_object", "schema": call.schema}
             response = self._call(request)
         return _completion(response)
 
-    def stream(
-        self,
-        messages: list[Message],
-        *,
-        step: str = "",
-        max_tokens: int = 512,
-    ) -> Iterator[str]:
+    def on_stream(self, call: ModelCall) -> Iterator[str]:
         """Yield content deltas. The lock is held until the iterator is exhausted or closed."""
         with self._lock:
-            request = self._request(messages, max_tokens)
+            request = self._request(call.messages, call.max_tokens)
             request["stream"] = True
             chunks = self._call(request)
             try:

@@ -34,7 +34,7 @@ import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from deepresearch.errors import ModelError, ModelNotAvailableError, ModelTimeoutError
-from deepresearch.llm.base import Completion, Message, Usage
+from deepresearch.llm.base import ChatModelBase, Completion, Message, ModelCall, Usage
 from deepresearch.retry import RetryPolicy, retry_after, retryable_status
 from deepresearch.settings import mask_secret
 
@@ -124,7 +124,7 @@ CONNECTION_ERRORS: tuple[type[Exception], ...] = (openai.APIConnectionError, *TR
 STREAM_ERRORS: tuple[type[Exception], ...] = (openai.OpenAIError, *TRANSPORT_ERRORS)
 
 
-class OpenAICompatModel:
+class OpenAICompatModel(ChatModelBase):
     """A ChatModel over the ``/v1/chat/completions`` endpoint of an OpenAI-compatible server.
 
     ``api_key=None`` sends a placeholder (local servers need none; the SDK would otherwise read
@@ -177,18 +177,11 @@ class OpenAICompatModel:
             f"api_key={mask_secret(self._api_key)!r})"
         )
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        step: str = "",
-        schema: dict[str, Any] | None = None,
-        max_tokens: int = 512,
-    ) -> Completion:
-        """Return the whole answer; with ``schema``, ask for JSON in the richest accepted shape."""
-        params = self._params(messages, max_tokens)
+    def on_complete(self, call: ModelCall) -> Completion:
+        """Return the whole answer; with a schema, ask for JSON in the richest accepted shape."""
+        params, schema = self._params(call.messages, call.max_tokens), call.schema
         if schema is not None and self.tool_calling and not self._tools_rejected:
-            answered = self._complete_with_tool(params, schema, step)
+            answered = self._complete_with_tool(params, schema, call.step)
             if answered is not None:
                 return answered
         for level, response_format in self._formats(schema):
@@ -205,15 +198,9 @@ class OpenAICompatModel:
         except openai.OpenAIError as exc:
             self._raise(exc)
 
-    def stream(
-        self,
-        messages: list[Message],
-        *,
-        step: str = "",
-        max_tokens: int = 512,
-    ) -> Iterator[str]:
+    def on_stream(self, call: ModelCall) -> Iterator[str]:
         """Yield content deltas as the server sends them; retried only before the first one."""
-        params = self._params(messages, max_tokens)
+        params = self._params(call.messages, call.max_tokens)
         attempt, started = 0, False
         while True:
             try:

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from deepresearch.llm.base import Completion, Message, ModelCall, Usage
+from deepresearch.llm.base import ChatModelBase, Completion, ModelCall, Usage
 from deepresearch.text import key_terms
 
 __all__ = ["FunctionModel", "ModelCall", "Responder", "ScriptedModel", "default_answer", "distinct_plan"]
@@ -28,7 +28,7 @@ __all__ = ["FunctionModel", "ModelCall", "Responder", "ScriptedModel", "default_
 Responder = str | Callable[[ModelCall], str]
 
 
-class FunctionModel:
+class FunctionModel(ChatModelBase):
     """A model whose every answer comes from ``function(call)``; records calls; optional delay."""
 
     def __init__(
@@ -40,15 +40,7 @@ class FunctionModel:
         self._delay = delay
         self._lock = threading.Lock()
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        step: str = "",
-        schema: dict[str, Any] | None = None,
-        max_tokens: int = 512,
-    ) -> Completion:
-        call = ModelCall(step, list(messages), schema, max_tokens)
+    def on_complete(self, call: ModelCall) -> Completion:
         with self._lock:
             self.calls.append(call)
         if self._delay:
@@ -57,8 +49,8 @@ class FunctionModel:
         usage = Usage(_count(call.prompt), _count(text), 1)
         return Completion(text=text, usage=usage, finish_reason="stop")
 
-    def stream(self, messages: list[Message], *, step: str = "", max_tokens: int = 512) -> Iterator[str]:
-        text = self.complete(messages, step=step, max_tokens=max_tokens).text
+    def on_stream(self, call: ModelCall) -> Iterator[str]:
+        text = self.on_complete(call).text
         yield from re.findall(r"\S+\s*|\s+", text)
 
     def steps(self) -> list[str]:
