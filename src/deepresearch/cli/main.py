@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from deepresearch.cli.mcp_cmd import mcp_command
 from deepresearch.cli.settings_cmd import settings_command
 from deepresearch.cli.worker_cmd import worker_command
 from deepresearch.errors import ConfigurationError, DeepResearchError, InvalidQuestionError
@@ -195,6 +196,7 @@ def serve(
 
 
 app.command("settings")(settings_command)
+app.command("mcp")(mcp_command)
 app.command("worker")(worker_command)
 
 

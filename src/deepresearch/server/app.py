@@ -30,6 +30,7 @@ from deepresearch.server.errors import install_error_handlers
 from deepresearch.server.retention import retention_loop
 from deepresearch.server.routes_export import export_router
 from deepresearch.server.routes_jobs import jobs_router
+from deepresearch.server.routes_mcp import install_mcp
 from deepresearch.server.routes_research import Admission, research_router
 from deepresearch.server.schemas import CheckView, ErrorBody, Health, Readiness
 from deepresearch.server.security import (
@@ -81,6 +82,7 @@ def create_app(
     app.include_router(jobs_router(service, manager), **guarded)
     app.include_router(export_router(manager), **guarded)
     app.include_router(docs_assets_router())
+    install_mcp(app, service, manager)
     app.include_router(_docs_router(app), **guarded)
     install_error_handlers(app, service.redactor)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)

@@ -1,0 +1,164 @@
+"""The MCP server through the SDK's own client: over stdio (``deepresearch mcp`` as a subprocess,
+against an OpenAI-compatible server on loopback) and over streamable HTTP (the real app on
+127.0.0.1 with the scripted model), both over the local index."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+pytest.importorskip("mcp", reason="pip install 'deepresearch-offline[mcp]'")
+
+import httpx2  # noqa: E402  (installed with mcp)
+from mcp.client.stdio import StdioServerParameters  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+
+from deepresearch.index.store import DocumentIndex  # noqa: E402
+from deepresearch.llm.testing import ScriptedModel  # noqa: E402
+from deepresearch.search.local import LocalSearch  # noqa: E402
+from deepresearch.server import ServerOptions, create_app  # noqa: E402
+from deepresearch.settings import Settings  # noqa: E402
+from mcp import Client  # noqa: E402
+
+from ..conftest import PASSAGES, QUESTION  # noqa: E402
+from ..fakeopenai import FakeOpenAI, research_responder, serve  # noqa: E402
+from ..server.helpers import LiveServer  # noqa: E402
+
+TOOLS = {"research", "start_research", "research_status", "get_report", "search_notes"}
+TOKEN = "mcp-test-token-0123456789"
+
+
+def run(main: Callable[[], Awaitable[None]]) -> None:
+    anyio.run(main)
+
+
+async def research_with_progress(client: Client) -> tuple[dict[str, Any], list[tuple[float, str]]]:
+    seen: list[tuple[float, str]] = []
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        seen.append((value, message or ""))
+
+    result = await client.call_tool(
+        "research", {"question": QUESTION, "max_rounds": 1}, progress_callback=progress
+    )
+    assert not result.is_error, result.content
+    return dict(result.structured_content), seen
+
+
+def check_answer(answer: dict[str, Any], seen: list[tuple[float, str]]) -> None:
+    assert "1410" in answer["report_markdown"] and answer["rounds"] == 1
+    first = answer["sources"][0]
+    assert first["number"] == 1 and "1410" in first["passage"] and first["url"].startswith("doc://")
+    assert seen, "no progress notification arrived"
+    values = [value for value, _ in seen]
+    assert values == sorted(values) and len(set(values)) == len(values)
+    assert any("task" in message for _, message in seen)
+
+
+@pytest.fixture
+def index_path(tmp_path: Path) -> Path:
+    path = tmp_path / "index.sqlite"
+    with DocumentIndex(path) as store:
+        store.add_documents(PASSAGES)
+    return path
+
+
+@pytest.fixture
+def http_server(tmp_path: Path, index_path: Path) -> Iterator[LiveServer]:
+    settings = Settings.load({"deepresearch_home": tmp_path / "home", "api_token": TOKEN})
+    index = DocumentIndex(index_path)
+    app = create_app(
+        settings,
+        model=ScriptedModel(),
+        search=LocalSearch(index),
+        options=ServerOptions(heartbeat_seconds=0.2),
+    )
+    with LiveServer(app) as server:
+        yield server
+    index.close()
+
+
+def http_client(server: LiveServer) -> Client:
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    transport = streamable_http_client(server.url + "/mcp", http_client=httpx2.AsyncClient(headers=headers))
+    return Client(transport)
+
+
+def test_over_http_tools_progress_jobs_and_report_resources(http_server: LiveServer) -> None:
+    async def main() -> None:
+        async with http_client(http_server) as client:
+            assert {tool.name for tool in (await client.list_tools()).tools} == TOOLS
+            check_answer(*await research_with_progress(client))
+            started = await client.call_tool("start_research", {"question": QUESTION, "max_rounds": 1})
+            job_id = started.structured_content["job_id"]
+            state = await wait_completed(client, job_id)
+            assert state["report_uri"] == f"deepresearch://reports/{job_id}"
+            report = await client.call_tool("get_report", {"job_id": job_id})
+            assert report.content[0].text.startswith(f"# {QUESTION}")
+            listed = {str(r.uri) for r in (await client.list_resources()).resources}
+            assert state["report_uri"] in listed
+            read = await client.read_resource(state["report_uri"])
+            assert read.contents[0].text == report.content[0].text
+            missing = await client.call_tool("research_status", {"job_id": "nope"})
+            assert missing.is_error and "no job 'nope'" in missing.content[0].text
+
+    run(main)
+
+
+async def wait_completed(client: Client, job_id: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        state = dict((await client.call_tool("research_status", {"job_id": job_id})).structured_content)
+        if state["status"] in ("completed", "failed"):
+            assert state["status"] == "completed", state
+            return state
+        await anyio.sleep(0.1)
+    raise AssertionError("the job did not finish")
+
+
+def test_http_mcp_needs_the_token(http_server: LiveServer) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    denied = httpx.post(http_server.url + "/mcp", json=body, timeout=10)
+    assert denied.status_code == 401 and "API_TOKEN" in denied.json()["detail"]
+
+
+def test_a_request_cannot_raise_the_servers_limits(http_server: LiveServer) -> None:
+    async def main() -> None:
+        async with http_client(http_server) as client:
+            result = await client.call_tool("research", {"question": QUESTION, "max_rounds": 9})
+            assert result.is_error and "MAX_WEB_RESEARCH_LOOPS" in result.content[0].text
+
+    run(main)
+
+
+def test_over_stdio_with_the_command(tmp_path: Path, index_path: Path) -> None:
+    with serve(FakeOpenAI(responder=research_responder())) as url:
+        env = {
+            **{k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "SYSTEMROOT")},
+            "PYTHONPATH": os.pathsep.join(sys.path),
+            "DEEPRESEARCH_HOME": str(tmp_path / "home"),
+            "INDEX_PATH": str(index_path),
+            "LLM_PROVIDER": "custom",
+            "LLM_BASE_URL": url,
+            "LLM_MODEL_ID": "fake-model",
+        }
+        command = StdioServerParameters(
+            command=sys.executable, args=["-m", "deepresearch.cli.main", "mcp"], env=env, cwd=str(tmp_path)
+        )
+
+        async def main() -> None:
+            async with Client(command) as client:
+                assert {tool.name for tool in (await client.list_tools()).tools} == TOOLS
+                check_answer(*await research_with_progress(client))
+                notes = await client.call_tool("search_notes", {"query": "astronomical clock"})
+                assert not notes.is_error and notes.structured_content["result"], "the run kept notes"
+
+        run(main)
