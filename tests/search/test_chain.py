@@ -162,3 +162,19 @@ def test_closing_a_chain_closes_every_engine_and_a_plain_backend_closes_as_a_no_
     SearchChain([first, second]).close()
     assert closed == ["static", "second"]
     assert StaticSearch().close() is None
+
+
+def test_a_backend_must_implement_search_or_search_detailed() -> None:
+    with pytest.raises(TypeError, match="Nothing must implement search"):
+
+        class Nothing(SearchBackend):
+            name = "nothing"
+
+    class OnlyDetailed(SearchBackend):
+        name = "detailed"
+
+        def search_detailed(self, query: str, *, limit: int = 5) -> SearchOutcome:
+            return SearchOutcome(hits=[PAGE], notices=["a notice"])
+
+    assert OnlyDetailed().search("q") == [PAGE]
+    assert StaticSearch(default=[PAGE]).search_detailed("q") == SearchOutcome(hits=[PAGE])

@@ -1,8 +1,8 @@
 """The search seam: ``SearchBackend.search(query, limit=...) -> list[SearchHit]``.
 
-A backend subclasses :class:`SearchBackend` and implements ``search``; it may override
-``search_detailed`` (to report notices and an engine's own answer with its hits, as a
-:class:`SearchOutcome`) and ``close`` (to release a client or an index it owns; the default does
+A backend subclasses :class:`SearchBackend` and implements ``search`` or ``search_detailed`` (to
+report notices and an engine's own answer with its hits, as a :class:`SearchOutcome`); each has
+the other as its default. It may override ``close`` (to release a client or an index it owns; the default does
 nothing). Nothing is kept on the backend between calls, so one backend serves concurrent tasks.
 
 Every backend returns hits of one shape. ``content`` is the text the backend already holds (the
@@ -14,7 +14,7 @@ the source into the report.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 ANSWER_PREVIEW_CHARS = 600
 
@@ -71,12 +71,21 @@ class SearchBackend(Protocol):
     name: str
 
     def search(self, query: str, *, limit: int = 5) -> list[SearchHit]:
-        """Return at most ``limit`` hits; raise :class:`deepresearch.errors.SearchError` on failure."""
-        ...
+        """At most ``limit`` hits, best first; :class:`deepresearch.errors.SearchError` on failure.
+        By default the hits of :meth:`search_detailed`."""
+        return self.search_detailed(query, limit=limit).hits
 
     def search_detailed(self, query: str, *, limit: int = 5) -> SearchOutcome:
         """The hits with the call's notices and the engine's own answer; by default the hits alone."""
         return SearchOutcome(hits=self.search(query, limit=limit))
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        inherits_both = (
+            cls.search is SearchBackend.search and cls.search_detailed is SearchBackend.search_detailed
+        )
+        if not getattr(cls, "_is_protocol", False) and inherits_both:
+            raise TypeError(f"{cls.__name__} must implement search() or search_detailed()")
 
     def close(self) -> None:
         """Release what the backend owns (an HTTP client, an index); by default nothing."""

@@ -34,10 +34,6 @@ class SearchChain(SearchBackend):
         """The engines' names in the order they are tried."""
         return [backend.name for backend in self.backends]
 
-    def search(self, query: str, *, limit: int = 5) -> list[SearchHit]:
-        """Hits of the first engine that has any; raises SearchError when every engine failed."""
-        return self.search_detailed(query, limit=limit).hits
-
     def search_detailed(self, query: str, *, limit: int = 5) -> SearchOutcome:
         """The first engine's outcome that has hits, with a notice for each fallback taken."""
         failures: list[tuple[str, str]] = []

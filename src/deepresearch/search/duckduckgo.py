@@ -55,10 +55,6 @@ class DuckDuckGoSearch(SearchBackend):
         self._client = client or _ddgs_client(timeout)
         self._errors = _vendor_errors(required=client is None)
 
-    def search(self, query: str, *, limit: int = 5) -> list[SearchHit]:
-        """At most ``limit`` hits, de-duplicated by URL; raises SearchError on failure."""
-        return self.search_detailed(query, limit=limit).hits
-
     def search_detailed(self, query: str, *, limit: int = 5) -> SearchOutcome:
         """Hits plus a notice when the query had to be shortened."""
         sent, notices = guard_query(query, self.max_query_chars, self.name)

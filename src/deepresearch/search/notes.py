@@ -59,4 +59,3 @@ def note_hit(note: Note) -> SearchHit:
         backend=NotesSearch.name,
         doc_id=note.id,
     )
-

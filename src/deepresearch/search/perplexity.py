@@ -44,10 +44,6 @@ class PerplexitySearch(SearchBackend):
         self._client = client or new_client(timeout, {"Authorization": f"Bearer {api_key}"})
         self._owns_client = client is None
 
-    def search(self, query: str, *, limit: int = 5) -> list[SearchHit]:
-        """At most ``limit`` cited pages, in Perplexity's order; raises SearchError on failure."""
-        return self.search_detailed(query, limit=limit).hits
-
     def search_detailed(self, query: str, *, limit: int = 5) -> SearchOutcome:
         """The cited pages as hits and Perplexity's reply as the engine's answer."""
         sent, notices = guard_query(query, self.max_query_chars, self.name)

@@ -22,7 +22,7 @@ import time
 
 from deepresearch.errors import SearchError
 from deepresearch.retry import IntervalGate, RetryPolicy, Sleep
-from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
+from deepresearch.search.base import SearchBackend, SearchOutcome
 from deepresearch.search.outcome import search_outcome
 
 __all__ = ["IntervalGate", "RateLimitedError", "RetryPolicy", "Throttled", "pacing_of", "search_policy"]
@@ -71,10 +71,6 @@ class Throttled(SearchBackend):
         self._sleep = sleep
         self._rng = rng or random.Random()
         self.waits: list[float] = []
-
-    def search(self, query: str, *, limit: int = 5) -> list[SearchHit]:
-        """Hits from the wrapped backend; raises SearchError once retries are spent."""
-        return self.search_detailed(query, limit=limit).hits
 
     def search_detailed(self, query: str, *, limit: int = 5) -> SearchOutcome:
         """The wrapped backend's outcome, with a notice for each rate-limit retry it took."""

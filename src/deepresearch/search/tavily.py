@@ -64,10 +64,6 @@ class TavilySearch(SearchBackend):
         self._errors = _vendor_errors()
         self._client = client or _tavily_client(api_key, base_url)
 
-    def search(self, query: str, *, limit: int = 5) -> list[SearchHit]:
-        """At most ``limit`` hits, best first; raises SearchError on failure."""
-        return self.search_detailed(query, limit=limit).hits
-
     def search_detailed(self, query: str, *, limit: int = 5) -> SearchOutcome:
         """Hits, Tavily's own answer (when it gave one) and a notice if the query was cut."""
         sent, notices = guard_query(query, self.max_query_chars, self.name)

@@ -69,10 +69,6 @@ class WikipediaSearch(SearchBackend):
         self._client = client or new_client(timeout)
         self._owns_client = client is None
 
-    def search(self, query: str, *, limit: int = 5) -> list[SearchHit]:
-        """At most ``limit`` articles, best first; raises SearchError on failure."""
-        return self.search_detailed(query, limit=limit).hits
-
     def search_detailed(self, query: str, *, limit: int = 5) -> SearchOutcome:
         """Hits plus a notice when the query had to be shortened."""
         sent, notices = guard_query(query, self.max_query_chars, self.name)
