@@ -1,0 +1,93 @@
+"""langgraph.json and its graph factory: the graph LangGraph's server loads builds each run's parts
+from the settings, takes the run's JSON context as setting overrides, and runs a thread."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.pregel import Pregel
+
+from deepresearch.index.store import DocumentIndex
+from deepresearch.llm.testing import ScriptedModel
+from deepresearch.search.local import LocalSearch
+from deepresearch.settings import Settings
+from deepresearch.studio import SettingsBoundGraph, bind_settings
+
+from .conftest import PASSAGES, QUESTION
+from .fakeopenai import FakeOpenAI, research_responder, serve
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_factory() -> object:
+    """What LangGraph's server does with the spec: load the file and take the attribute."""
+    config = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
+    path, attribute = config["graphs"]["deepresearch"].split(":")
+    spec = importlib.util.spec_from_file_location("studio_graph", ROOT / path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, attribute)
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    index = tmp_path / "index.sqlite"
+    with DocumentIndex(index) as store:
+        store.add_documents(PASSAGES)
+    with serve(FakeOpenAI(responder=research_responder())) as url:
+        for name, value in {
+            "DEEPRESEARCH_HOME": str(tmp_path / "home"),
+            "INDEX_PATH": str(index),
+            "LLM_PROVIDER": "custom",
+            "LLM_BASE_URL": url,
+            "LLM_MODEL_ID": "fake-model",
+            "MAX_WEB_RESEARCH_LOOPS": "2",
+        }.items():
+            monkeypatch.setenv(name, value)
+        yield
+
+
+def test_langgraph_json_names_a_factory_that_runs_a_question(env: None) -> None:
+    factory = load_factory()
+    graph = factory({})  # type: ignore[operator]
+    assert isinstance(graph, Pregel)
+    state = graph.invoke({"question": QUESTION})
+    assert "1410" in state["report"].markdown
+    assert state["language"] == "en" and 1 <= state["round"] <= 2
+
+
+def test_the_runs_json_context_overrides_settings(env: None) -> None:
+    graph = load_factory()({})  # type: ignore[operator]
+    state = graph.invoke(
+        {"question": QUESTION}, context={"max_web_research_loops": 1, "relevance_threshold": 100}
+    )
+    assert state["round"] == 1 and state["max_rounds"] == 1
+
+
+def test_a_thread_with_a_checkpointer_keeps_its_state(settings: Settings, local_search: LocalSearch) -> None:
+    graph = bind_settings(settings, model=ScriptedModel(), search=local_search)
+    threaded = graph.copy({"checkpointer": InMemorySaver()})
+    assert isinstance(threaded, SettingsBoundGraph) and threaded.settings is settings
+    config = {"configurable": {"thread_id": "t1"}}
+    threaded.invoke({"question": QUESTION}, config, context={"max_web_research_loops": 1})
+    saved = threaded.get_state(config).values
+    assert saved["report"].markdown.startswith(f"# {QUESTION}")
+    assert [node for node in graph.get_graph().nodes if not node.startswith("__")] == [
+        "plan", "search_task", "gather", "summarize_task", "judge", "requery", "write_report",
+    ]  # fmt: skip
+
+
+def test_an_unknown_override_in_the_context_is_an_error(
+    settings: Settings, local_search: LocalSearch
+) -> None:
+    from deepresearch.errors import ConfigurationError
+
+    graph = bind_settings(settings, model=ScriptedModel(), search=local_search)
+    with pytest.raises(ConfigurationError, match="no_such_setting"):
+        graph.invoke({"question": QUESTION}, context={"no_such_setting": 1})
