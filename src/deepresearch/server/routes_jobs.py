@@ -42,6 +42,23 @@ CREATE_RESPONSES: dict[int | str, dict[str, Any]] = {
 FINISHED: dict[int | str, dict[str, Any]] = {
     409: {"model": ErrorBody, "description": "The job has already finished."}
 }
+CREATE_ROUTE: dict[str, Any] = {
+    "response_model": JobCreated,
+    "status_code": status.HTTP_202_ACCEPTED,
+    "responses": CREATE_RESPONSES,
+    "summary": "Queue a research job (or check readiness with dry_run)",
+}
+GET_ROUTE: dict[str, Any] = {"response_model": JobView, "responses": NOT_FOUND, "summary": "A job's state"}
+CANCEL_ROUTE: dict[str, Any] = {
+    "response_model": JobView,
+    "responses": {**NOT_FOUND, **FINISHED},
+    "summary": "Cancel a job",
+}
+EVENTS_ROUTE: dict[str, Any] = {
+    "response_class": EventSourceResponse,
+    "responses": {**SSE_RESPONSE, **NOT_FOUND, 204: {"description": NOTHING_MORE}},
+    "summary": "A job's events (SSE): what happened so far, then live",
+}
 
 
 class JobRoutes:
@@ -53,42 +70,14 @@ class JobRoutes:
 
     def router(self) -> APIRouter:
         router = APIRouter(prefix="/tasks", tags=["jobs"])
-        router.add_api_route(
-            "",
-            self.create_job,
-            methods=["POST"],
-            response_model=JobCreated,
-            status_code=status.HTTP_202_ACCEPTED,
-            responses=CREATE_RESPONSES,
-            summary="Queue a research job (or check readiness with dry_run)",
-        )
-        router.add_api_route(
-            "", self.list_jobs, methods=["GET"], response_model=JobList, summary="List jobs, newest first"
-        )
-        router.add_api_route(
-            "/{job_id}",
-            self.get_job,
-            methods=["GET"],
-            response_model=JobView,
-            responses=NOT_FOUND,
-            summary="A job's state",
-        )
-        router.add_api_route(
-            "/{job_id}",
-            self.cancel_job,
-            methods=["DELETE"],
-            response_model=JobView,
-            responses={**NOT_FOUND, **FINISHED},
-            summary="Cancel a job",
-        )
-        router.add_api_route(
-            "/{job_id}/events",
-            self.job_events,
-            methods=["GET"],
-            response_class=EventSourceResponse,
-            responses={**SSE_RESPONSE, **NOT_FOUND, 204: {"description": NOTHING_MORE}},
-            summary="A job's events (SSE): what happened so far, then live",
-        )
+        for method, path, endpoint, meta in (
+            ("POST", "", self.create_job, CREATE_ROUTE),
+            ("GET", "", self.list_jobs, {"response_model": JobList, "summary": "List jobs, newest first"}),
+            ("GET", "/{job_id}", self.get_job, GET_ROUTE),
+            ("DELETE", "/{job_id}", self.cancel_job, CANCEL_ROUTE),
+            ("GET", "/{job_id}/events", self.job_events, EVENTS_ROUTE),
+        ):
+            router.add_api_route(path, endpoint, methods=[method], **meta)
         return router
 
     def create_job(self, body: JobRequest, response: Response) -> JobCreated:

@@ -35,6 +35,19 @@ RUN_FAILED: dict[int | str, dict[str, Any]] = {
     )
 }
 
+NOW_ROUTE: dict[str, Any] = {
+    "responses": {**ERRORS, **RUN_FAILED},
+    "summary": "Run a research and return the full result",
+}
+STREAM_POST_ROUTE: dict[str, Any] = {
+    "responses": {**SSE_RESPONSE, **ERRORS},
+    "summary": "Run a research and stream its events (SSE)",
+}
+STREAM_GET_ROUTE: dict[str, Any] = {
+    "responses": {**SSE_RESPONSE, **ERRORS, 204: {"description": NO_REPLAY}},
+    "summary": "Run a research and stream its events (SSE, for EventSource)",
+}
+
 
 class Admission:
     """Direct runs in flight, running or waiting for a slot; at most ``limit`` at once."""
@@ -68,30 +81,13 @@ class ResearchRoutes:
 
     def router(self) -> APIRouter:
         router = APIRouter(tags=["research"])
-        router.add_api_route(
-            "/research",
-            self.research_now,
-            methods=["POST"],
-            response_model=ResearchResult,
-            responses={**ERRORS, **RUN_FAILED},
-            summary="Run a research and return the full result",
-        )
-        router.add_api_route(
-            "/research/stream",
-            self.stream_post,
-            methods=["POST"],
-            response_class=EventSourceResponse,
-            responses={**SSE_RESPONSE, **ERRORS},
-            summary="Run a research and stream its events (SSE)",
-        )
-        router.add_api_route(
-            "/research/stream",
-            self.stream_get,
-            methods=["GET"],
-            response_class=EventSourceResponse,
-            responses={**SSE_RESPONSE, **ERRORS, 204: {"description": NO_REPLAY}},
-            summary="Run a research and stream its events (SSE, for EventSource)",
-        )
+        stream = {"response_class": EventSourceResponse}
+        for method, path, endpoint, meta in (
+            ("POST", "/research", self.research_now, {"response_model": ResearchResult, **NOW_ROUTE}),
+            ("POST", "/research/stream", self.stream_post, {**stream, **STREAM_POST_ROUTE}),
+            ("GET", "/research/stream", self.stream_get, {**stream, **STREAM_GET_ROUTE}),
+        ):
+            router.add_api_route(path, endpoint, methods=[method], **meta)
         return router
 
     async def research_now(self, body: ResearchRequest, request: Request) -> ResearchResult:
