@@ -36,26 +36,35 @@ class TodoItem(BaseModel):
     is_fallback: bool = False
 
 
-class TaskJudgement(BaseModel):
+class Scores(BaseModel):
+    """How relevant the evidence is: the judge's numbers for a task, or their mean for a round."""
+
+    relevance: float = Field(
+        description="The blended relevance, 0-100 (code's, or code's and the model's mean)."
+    )
+    code_relevance: float = Field(
+        description="Share of sources that hold most of the query's key terms, 0-100."
+    )
+    model_relevance: float | None = Field(
+        None, description="The model judge's relevance, 0-100, when it judged."
+    )
+    relevant: int = Field(default=0, description="Sources judged relevant.")
+    total: int = Field(default=0, description="Sources judged.")
+
+
+class TaskJudgement(Scores):
+    """The judge's verdict on one task after a round."""
+
     task_id: int
-    relevance: float
-    code_relevance: float
-    model_relevance: float | None = None
-    relevant: int = 0
-    total: int = 0
     explanation: str = ""
-    gaps: list[str] = Field(default_factory=list)
-    next_query: str = ""
-    """The model judge's query for the next round when this task's evidence is thin."""
+    gaps: list[str] = Field(default_factory=list, description="Key terms no source of the task holds.")
+    next_query: str = Field(default="", description="The model judge's query for the next round, when thin.")
 
 
-class RoundEvaluation(BaseModel):
+class RoundEvaluation(Scores):
+    """The judge's verdict on a round: the tasks' mean, whether the sources answer, whether enough."""
+
     round: int
-    relevance: float
-    code_relevance: float
-    model_relevance: float | None = None
-    relevant: int = 0
-    total: int = 0
     tasks: list[TaskJudgement] = Field(default_factory=list)
     answered: bool = True
     enough: bool = False

@@ -36,11 +36,11 @@ class StatusData(_Data):
     ``interrupted``."""
 
     message: str = Field(description="What is happening, for people.")
-    question: str | None = Field(None, description="The question as asked (step start).")
-    run_dir: str | None = Field(None, description="The run's folder (step start).")
-    role: dict[str, Any] | None = Field(None, description="The chosen research role (step role).")
-    round: int | None = Field(None, description="The round about to start (step requery).")
-    position: int | None = Field(None, description="Place in the job queue (step queued).")
+    question: str | None = Field(default=None, description="The question as asked (step start).")
+    run_dir: str | None = Field(default=None, description="The run's folder (step start).")
+    role: dict[str, Any] | None = Field(default=None, description="The chosen research role (step role).")
+    round: int | None = Field(default=None, description="The round about to start (step requery).")
+    position: int | None = Field(default=None, description="Place in the job queue (step queued).")
 
 
 class TodoListData(_Data):
@@ -56,9 +56,9 @@ class TaskStatusData(_Data):
     status: str = Field(description="in_progress, skipped or completed.")
     title: str = Field(description="The task's title.")
     round: int = Field(description="The round, from 1.")
-    query: str | None = Field(None, description="The query searched (in_progress).")
-    reason: str | None = Field(None, description="Why the task was skipped (skipped).")
-    summary: str | None = Field(None, description="What the sources say about the task (completed).")
+    query: str | None = Field(default=None, description="The query searched (in_progress).")
+    reason: str | None = Field(default=None, description="Why the task was skipped (skipped).")
+    summary: str | None = Field(default=None, description="What the sources say about the task (completed).")
 
 
 class SourcesData(_Data):
@@ -105,10 +105,10 @@ class DoneData(_Data):
     """``done``: the last event of a run that ended; ``result`` is the whole ResearchResult (a dry-run
     job carries ``dry_run``, ``ready`` and ``checks`` instead)."""
 
-    result: dict[str, Any] | None = Field(None, description="The ResearchResult, as JSON.")
-    dry_run: bool | None = Field(None, description="A job's readiness check, nothing researched.")
-    ready: bool | None = Field(None, description="Whether every readiness check passed (dry run).")
-    checks: list[dict[str, Any]] | None = Field(None, description="The readiness checks (dry run).")
+    result: dict[str, Any] | None = Field(default=None, description="The ResearchResult, as JSON.")
+    dry_run: bool | None = Field(default=None, description="A job's readiness check, nothing researched.")
+    ready: bool | None = Field(default=None, description="Whether every readiness check passed (dry run).")
+    checks: list[dict[str, Any]] | None = Field(default=None, description="The readiness checks (dry run).")
 
 
 class ErrorData(_Data):
@@ -119,7 +119,7 @@ class ErrorData(_Data):
     message: str = Field(description="What went wrong and how to fix it.")
     code: str = Field(description="The kind: configuration, model_unavailable, cancelled, internal ...")
     cancelled: bool = Field(description="Whether the run was cancelled rather than failed.")
-    run_dir: str | None = Field(None, description="The run's folder, when it had one.")
+    run_dir: str | None = Field(default=None, description="The run's folder, when it had one.")
 
 
 EVENT_DATA: dict[str, type[BaseModel]] = {
@@ -147,9 +147,9 @@ class Event(BaseModel):
     """
 
     type: EventType = Field(description="What happened; the shape of data follows from it.")
-    seq: int = Field(0, description="1, 2, 3 ... within a run.")
-    task_id: int | None = Field(None, description="The task it concerns, for task events.")
-    step: str | None = Field(None, description="The research step that sent it.")
+    seq: int = Field(default=0, description="1, 2, 3 ... within a run.")
+    task_id: int | None = Field(default=None, description="The task it concerns, for task events.")
+    step: str | None = Field(default=None, description="The research step that sent it.")
     data: dict[str, Any] = Field(
         default_factory=dict, description="The event's fields; see EVENT_DATA and docs/ARCHITECTURE.md."
     )
