@@ -46,7 +46,7 @@ class Scores(BaseModel):
         description="Share of sources that hold most of the query's key terms, 0-100."
     )
     model_relevance: float | None = Field(
-        None, description="The model judge's relevance, 0-100, when it judged."
+        default=None, description="The model judge's relevance, 0-100, when it judged."
     )
     relevant: int = Field(default=0, description="Sources judged relevant.")
     total: int = Field(default=0, description="Sources judged.")
