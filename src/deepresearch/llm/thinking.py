@@ -28,16 +28,27 @@ def clean_model_text(text: str, *, strip_think: bool = True) -> str:
     return strip_tool_calls(strip_thinking(text) if strip_think else text).strip()
 
 
-class ThinkFilter:
+class _SpanFilter:
+    """A streaming filter's state: text held back (a possible tag prefix) and whether it is inside
+    the span being removed."""
+
+    def __init__(self) -> None:
+        self._buffer = ""
+        self._inside = False
+
+    def flush(self) -> str:
+        """What is held back, unless it is inside a span; the filter starts afresh."""
+        rest, self._buffer = ("" if self._inside else self._buffer), ""
+        self._inside = False
+        return rest
+
+
+class ThinkFilter(_SpanFilter):
     """Streaming filter: feed chunks, get back text outside ``<think>`` blocks.
 
     Tags may be split across chunks (``"<th"`` + ``"ink>"``): a possible tag prefix at the end of a
     chunk is held back until the next chunk decides it.
     """
-
-    def __init__(self) -> None:
-        self._buffer = ""
-        self._inside = False
 
     def feed(self, chunk: str) -> str:
         self._buffer += chunk
@@ -57,22 +68,14 @@ class ThinkFilter:
             self._buffer = self._buffer[len(self._buffer) - keep :]
             return "".join(out)
 
-    def flush(self) -> str:
-        rest, self._buffer = ("" if self._inside else self._buffer), ""
-        return rest
 
-
-class ToolCallFilter:
+class ToolCallFilter(_SpanFilter):
     """Streaming filter: feed chunks, get back text without ``[TOOL_CALL:…]`` markers.
 
     Same contract as :func:`strip_tool_calls` over the joined text: a marker runs from
     ``[TOOL_CALL:`` (any case) to the next ``]``, or to the end when it never closes. A possible
     marker prefix at the end of a chunk (``"[TOOL_"``) is held back until the next chunk decides it.
     """
-
-    def __init__(self) -> None:
-        self._buffer = ""
-        self._inside = False
 
     def feed(self, chunk: str) -> str:
         self._buffer += chunk
@@ -94,11 +97,6 @@ class ToolCallFilter:
             out.append(self._buffer[: len(self._buffer) - keep])
             self._buffer = self._buffer[len(self._buffer) - keep :]
             return "".join(out)
-
-    def flush(self) -> str:
-        rest, self._buffer = ("" if self._inside else self._buffer), ""
-        self._inside = False
-        return rest
 
 
 def filter_stream(chunks: Iterable[str], *, strip_think: bool = True) -> Iterator[str]:

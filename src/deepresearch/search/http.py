@@ -13,6 +13,7 @@ import httpx
 
 from deepresearch.errors import SearchError
 from deepresearch.retry import parse_retry_after
+from deepresearch.search.base import SearchHit
 from deepresearch.search.ratelimit import RateLimitedError
 
 USER_AGENT = "deepresearch/0.1 (open-source research agent; python-httpx)"
@@ -77,3 +78,18 @@ def text_field(item: dict[str, Any], key: str) -> str:
     """``item[key]`` as a stripped string; missing or non-string values become ``""``."""
     value = item.get(key)
     return value.strip() if isinstance(value, str) else ""
+
+
+def result_hit(item: dict[str, Any], backend: str) -> SearchHit:
+    """A hit from one JSON result of the shape SearXNG and Tavily share: ``url``, ``title``,
+    ``content`` (the snippet), ``score`` and, with Tavily, ``raw_content`` (the page's text)."""
+    url = text_field(item, "url")
+    score = item.get("score")
+    return SearchHit(
+        url=url,
+        title=text_field(item, "title") or url,
+        snippet=" ".join(text_field(item, "content").split()),
+        content=text_field(item, "raw_content") or None,
+        backend=backend,
+        score=float(score) if isinstance(score, int | float) else None,
+    )

@@ -18,6 +18,7 @@ from deepresearch.search.http import (
     SearchHTTPError,
     new_client,
     request_json,
+    result_hit,
     text_field,
 )
 from deepresearch.search.query import guard_query
@@ -74,21 +75,10 @@ def parse_results(data: dict[str, Any], limit: int) -> list[SearchHit]:
     results = data.get("results")
     if not isinstance(results, list):
         raise SearchError("searxng: answer has no 'results' list")
-    hits = [_hit(item) for item in results if isinstance(item, dict) and _has_web_url(item)]
+    kept = [item for item in results if isinstance(item, dict) and _has_web_url(item)]
+    hits = [result_hit(item, SearxngSearch.name) for item in kept]
     return hits[:limit]
 
 
 def _has_web_url(item: dict[str, Any]) -> bool:
     return text_field(item, "url").startswith(("http://", "https://"))
-
-
-def _hit(item: dict[str, Any]) -> SearchHit:
-    url = text_field(item, "url")
-    score = item.get("score")
-    return SearchHit(
-        url=url,
-        title=text_field(item, "title") or url,
-        snippet=" ".join(text_field(item, "content").split()),
-        backend=SearxngSearch.name,
-        score=float(score) if isinstance(score, int | float) else None,
-    )

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from deepresearch.errors import ConfigurationError, SearchError
 from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
-from deepresearch.search.http import text_field
+from deepresearch.search.http import result_hit, text_field
 from deepresearch.search.query import guard_query
 from deepresearch.search.ratelimit import RateLimitedError
 
@@ -93,21 +93,9 @@ def parse_results(data: dict[str, Any], limit: int) -> list[SearchHit]:
     results = data.get("results")
     if not isinstance(results, list):
         raise SearchError("tavily: answer has no 'results' list")
-    hits = [_hit(item) for item in results if isinstance(item, dict) and text_field(item, "url")]
+    kept = [item for item in results if isinstance(item, dict) and text_field(item, "url")]
+    hits = [result_hit(item, TavilySearch.name) for item in kept]
     return hits[:limit]
-
-
-def _hit(item: dict[str, Any]) -> SearchHit:
-    url = text_field(item, "url")
-    score = item.get("score")
-    return SearchHit(
-        url=url,
-        title=text_field(item, "title") or url,
-        snippet=" ".join(text_field(item, "content").split()),
-        content=text_field(item, "raw_content") or None,
-        backend=TavilySearch.name,
-        score=float(score) if isinstance(score, int | float) else None,
-    )
 
 
 def _tavily_client(api_key: str, base_url: str | None) -> TavilyClientLike:

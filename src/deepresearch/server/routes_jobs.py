@@ -143,13 +143,8 @@ def job_view(manager: JobsBackend, job: JobRow) -> JobView:
         counts = result.task_counts
     checks = job.result.get("checks") if job.dry_run and job.result else None
     return JobView(
-        id=job.id,
-        topic=job.topic,
-        status=job.status,
-        dry_run=job.dry_run,
-        created_at=job.created_at,
+        **_row(job),
         started_at=job.started_at,
-        finished_at=job.finished_at,
         attempts=job.attempts,
         progress=1.0 if job.finished else progress.value,
         phase="done" if job.status == "completed" else progress.phase,
@@ -174,15 +169,19 @@ def _result(job: JobRow) -> ResearchResult | None:
 
 def _summary(manager: JobsBackend, job: JobRow) -> JobSummary:
     progress = 1.0 if job.finished else fold(manager.store.event_types(job.id)).value
-    return JobSummary(
-        id=job.id,
-        topic=job.topic,
-        status=job.status,
-        dry_run=job.dry_run,
-        created_at=job.created_at,
-        finished_at=job.finished_at,
-        progress=progress,
-    )
+    return JobSummary(**_row(job), progress=progress)
+
+
+def _row(job: JobRow) -> dict[str, Any]:
+    """The fields a job's summary and its full view share."""
+    return {
+        "id": job.id,
+        "topic": job.topic,
+        "status": job.status,
+        "dry_run": job.dry_run,
+        "created_at": job.created_at,
+        "finished_at": job.finished_at,
+    }
 
 
 def _created(job: JobRow, *, ready: bool | None = None, checks: list[CheckView] | None = None) -> JobCreated:
