@@ -111,3 +111,19 @@ def test_a_job_is_cancelled_through_the_other_node_within_a_step(cluster: Cluste
     assert view["status"] == "cancelled"
     assert events[-1].event == "error" and events[-1].data["data"]["code"] == "cancelled"
     assert stopped_after < 5, "the run should stop within one step (a model call here takes 1 s)"
+
+
+def test_a_worker_stopped_with_sigterm_hands_its_job_back(cluster: Cluster) -> None:
+    node = cluster.api("api-1")
+    leaving = cluster.worker("leaving", delay=0.3, concurrency=1)
+    with node.client() as client:
+        job_id = client.post("/tasks", json={"topic": TOPIC}).json()["id"]
+        follow(client, job_id, until=lambda m: m.event == "sources")
+        leaving.stop()
+        assert leaving.process.returncode == 0
+        cluster.worker("staying")
+        view = wait_job(client, job_id, FINISHED, timeout=120)
+        events = [m.data for m in follow(client, job_id)]
+    assert view["status"] == "completed" and view["attempts"] == 2, view["error"]
+    assert any(e["type"] == "status" and e.get("step") == "interrupted" for e in events)
+    assert [e["type"] for e in events].count("todo_list") == 1

@@ -58,8 +58,10 @@ def test_a_live_lease_keeps_other_workers_out_until_it_runs_out(store: PostgresJ
     assert store.reclaim_expired() == []
     assert other.mark_running(job.id)
     assert store.require(job.id).attempts == 2
-    assert store.renew([job.id]) == [] and other.request_cancel(job.id)
-    assert other.renew([job.id]) == [job.id]
+    assert store.renew([job.id]) == [job.id], "the first worker lost it: its run must stop"
+    assert other.renew([job.id]) == []
+    assert other.request_cancel(job.id)
+    assert other.renew([job.id]) == [job.id], "a cancel was asked: the run must stop"
 
 
 def test_migrations_are_idempotent_and_a_newer_schema_is_refused(database_url: str) -> None:

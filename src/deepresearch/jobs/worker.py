@@ -44,6 +44,7 @@ class WorkerRuntime:
     stopped: threading.Event = field(default_factory=threading.Event)
 
     def start(self) -> None:
+        warm_up()
         self.bus.listen_cancels(self.runner.signal_cancel)
         threading.Thread(target=self._keep, name="deepresearch-lease-keeper", daemon=True).start()
 
@@ -78,6 +79,22 @@ class WorkerRuntime:
         self.stopped.set()
         self.bus.close()
         self.store.close()
+
+
+def warm_up() -> None:
+    """Import and build what every run needs before taking jobs (measured: ~4 s on a loaded
+    2-core machine, paid otherwise by the first job of each worker)."""
+    import importlib
+
+    from deepresearch.graph.builder import build_graph
+
+    build_graph()
+    for name in (
+        "deepresearch.llm.openai_compat",
+        "deepresearch.search.factory",
+        "deepresearch.fetch.extract",
+    ):
+        importlib.import_module(name)
 
 
 def build_runtime(
