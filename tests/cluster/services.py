@@ -32,6 +32,10 @@ def postgres_bin() -> Path | None:
 
 def missing() -> str | None:
     """Why the cluster tests cannot run here, or None when they can."""
+    import importlib.util
+
+    if any(importlib.util.find_spec(name) is None for name in ("celery", "redis", "psycopg")):
+        return "the team extra is not installed: pip install -e '.[team]' (make test installs it)"
     absent = [
         name
         for name, ok in (("redis-server", shutil.which("redis-server")), ("PostgreSQL", postgres_bin()))

@@ -5,11 +5,13 @@ from __future__ import annotations
 import multiprocessing
 import time
 
-import redis
+import pytest
 
 from deepresearch.jobs.limits import RedisIntervalGate, interval_gate
 from deepresearch.retry import IntervalGate
 from deepresearch.settings import Settings
+
+redis = pytest.importorskip("redis", reason="the team extra is not installed: pip install -e '.[team]'")
 
 
 def _calls(url: str, key: str, count: int, out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
