@@ -79,7 +79,7 @@ def test_a_thread_with_a_checkpointer_keeps_its_state(settings: Settings, local_
     saved = threaded.get_state(config).values
     assert saved["report"].markdown.startswith(f"# {QUESTION}")
     assert [node for node in graph.get_graph().nodes if not node.startswith("__")] == [
-        "plan", "search_task", "gather", "summarize_task", "judge", "requery", "write_report",
+        "plan", "review_plan", "search_task", "gather", "summarize_task", "judge", "requery", "write_report",
     ]  # fmt: skip
 
 

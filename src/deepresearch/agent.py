@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from deepresearch.durable import Durability
     from deepresearch.fetch.client import PageFetcher
     from deepresearch.graph.planning import Opening
+    from deepresearch.graph.review import PlanReviewer
 
 EventSink = Callable[[Event], None]
 
@@ -54,6 +55,7 @@ def research_stream(
     search: SearchBackend | None = None,
     cancel: threading.Event | None = None,
     durable: Durability | None = None,
+    review_plan: PlanReviewer | None = None,
     **overrides: Any,
 ) -> Iterator[Event]:
     """Validate now (bad input raises here), then yield the run's events; the last is ``done``
@@ -61,11 +63,13 @@ def research_stream(
 
     Setting ``cancel`` stops the run at its next step with an ``error`` event (``cancelled: true``).
     ``durable`` checkpoints the run (see :mod:`deepresearch.durable`) or resumes a checkpointed one.
+    ``review_plan`` gets the planned tasks before any search and returns the ones to research
+    (see :mod:`deepresearch.graph.review`).
     """
     base = settings or Settings.load()
     resolved = base.with_overrides(**overrides) if overrides else base
     cleaned, notices = validate_question(question, resolved.max_question_chars)
-    return _run(cleaned, resolved, model, search, notices, cancel, durable)
+    return _run(cleaned, resolved, model, search, notices, cancel, durable, review_plan)
 
 
 def research(
@@ -75,6 +79,7 @@ def research(
     model: ChatModel | None = None,
     search: SearchBackend | None = None,
     on_event: EventSink | None = None,
+    review_plan: PlanReviewer | None = None,
     **overrides: Any,
 ) -> ResearchResult:
     """Run a whole research and return its result.
@@ -84,7 +89,10 @@ def research(
     with ``run_id`` set to its run folder's name.
     """
     result: ResearchResult | None = None
-    for item in research_stream(question, settings=settings, model=model, search=search, **overrides):
+    stream = research_stream(
+        question, settings=settings, model=model, search=search, review_plan=review_plan, **overrides
+    )
+    for item in stream:
         if on_event is not None:
             on_event(item)
         if item.type == "error":
@@ -120,6 +128,7 @@ def _run(
     notices: list[str],
     cancel: threading.Event | None = None,
     durable: Durability | None = None,
+    review_plan: PlanReviewer | None = None,
 ) -> Iterator[Event]:
     counter = _Counter()
     run: RunFolder | None = None
@@ -137,6 +146,7 @@ def _run(
             )
             setup: list[str] = []
             context = _build_context(settings, model, search, stack, setup, cancel)
+            context.plan_reviewer = review_plan
             for message in setup:
                 yield counter.make("status", step="setup", message=message)
             if durable is not None and durable.resume:

@@ -63,11 +63,16 @@ def research(
         typer.Option(help="Search this index file (INDEX_PATH), built by: deepresearch index --index FILE."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+    review_plan: Annotated[
+        bool,
+        typer.Option("--review-plan", help="Show the plan first: accept, drop or edit tasks (stdin)."),
+    ] = False,
 ) -> None:
     """Research QUESTION and print a cited Markdown report."""
     from deepresearch.agent import research as run_research
     from deepresearch.cli.output import plan_output
     from deepresearch.cli.progress import ProgressPrinter, ReportPrinter
+    from deepresearch.cli.review import TerminalReviewer
 
     with _friendly_errors():
         if corpus is not None and index is not None:
@@ -84,7 +89,8 @@ def research(
             settings = settings.with_overrides(index_path=_index_corpus(settings, corpus, quiet))
         progress = None if quiet else ProgressPrinter(err)
         sink = ReportPrinter(progress) if output.streams_markdown else progress
-        result = run_research(question, settings=settings, on_event=sink)
+        reviewer = TerminalReviewer(err) if review_plan else None
+        result = run_research(question, settings=settings, on_event=sink, review_plan=reviewer)
         output.write(result, err, streamed=isinstance(sink, ReportPrinter) and sink.printed)
 
 

@@ -16,6 +16,7 @@ from deepresearch.graph.nodes.plan import plan_research
 from deepresearch.graph.nodes.report import write_report
 from deepresearch.graph.nodes.requery import requery
 from deepresearch.graph.nodes.research import gather, search_task, summarize_task
+from deepresearch.graph.review import review_plan
 from deepresearch.graph.state import RoutedState, TaskInput
 
 ResearchGraph = CompiledStateGraph[RoutedState, ResearchContext, RoutedState, RoutedState]
@@ -28,6 +29,7 @@ def build_graph(checkpointer: BaseCheckpointSaver[str] | None = None) -> Researc
     parallel) and the judge (whose answer carries the next round's queries), then the report."""
     graph = StateGraph(RoutedState, context_schema=ResearchContext)
     graph.add_node("plan", plan_research)
+    graph.add_node("review_plan", review_plan)
     graph.add_node("search_task", search_task)  # type: ignore[call-overload,arg-type,unused-ignore]
     graph.add_node("gather", gather)
     graph.add_node("summarize_task", summarize_task)  # type: ignore[call-overload,arg-type,unused-ignore]
@@ -35,7 +37,8 @@ def build_graph(checkpointer: BaseCheckpointSaver[str] | None = None) -> Researc
     graph.add_node("requery", requery)
     graph.add_node("write_report", write_report)
     graph.add_edge(START, "plan")
-    graph.add_conditional_edges("plan", fan_out_search, ["search_task", "write_report"])
+    graph.add_edge("plan", "review_plan")
+    graph.add_conditional_edges("review_plan", fan_out_search, ["search_task", "write_report"])
     graph.add_edge("search_task", "gather")
     graph.add_conditional_edges("gather", fan_out_summaries, ["summarize_task", "judge"])
     graph.add_edge("summarize_task", "judge")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,7 @@ from deepresearch.settings import Settings
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from deepresearch.domain import TodoItem
     from deepresearch.fetch.client import PageFetcher
     from deepresearch.graph.planning import Opening
     from deepresearch.notes import NoteStore
@@ -34,6 +36,7 @@ class ResearchContext:
     fetcher: PageFetcher | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)
     opening: Future[Opening] | None = None
+    plan_reviewer: Callable[[list[TodoItem]], Sequence[TodoItem]] | None = None
     task_slots: threading.BoundedSemaphore = field(init=False)
 
     def __post_init__(self) -> None:
