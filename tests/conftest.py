@@ -67,10 +67,10 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
-def index(tmp_path: Path) -> DocumentIndex:
+def index(tmp_path: Path) -> Iterator[DocumentIndex]:
     store = DocumentIndex(tmp_path / "index.sqlite")
     store.add_documents(PASSAGES)
-    yield store  # type: ignore[misc]
+    yield store
     store.close()
 
 

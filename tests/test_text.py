@@ -158,7 +158,7 @@ def test_one_cjk_rule(text: str, cjk: bool, language: str) -> None:
 
 
 def test_the_index_query_uses_the_one_stopword_list() -> None:
-    assert index_query.STOPWORDS is STOPWORDS
+    assert index_query.STOPWORDS is STOPWORDS  # type: ignore[attr-defined]
     assert index_query.fts_query("What is the latest on dogs?") == '"dogs"'
 
 

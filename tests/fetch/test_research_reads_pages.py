@@ -36,7 +36,7 @@ def _search(url: str) -> StaticSearch:
 
 
 def _run(tmp_path: Path, url: str, **overrides: object) -> tuple[ScriptedModel, list[Event], str]:
-    model, events = ScriptedModel(), []
+    model, events = ScriptedModel(), list[Event]()
     result = research(
         QUESTION,
         settings=_settings(tmp_path, **overrides),

@@ -12,7 +12,7 @@ import pytest
 
 from deepresearch.errors import SearchError
 from deepresearch.retry import IntervalGate, RetryPolicy, parse_retry_after
-from deepresearch.search.base import SearchBackend
+from deepresearch.search.base import SearchBackend, SearchHit
 from deepresearch.search.query import fit_query, guard_query
 from deepresearch.search.ratelimit import RateLimitedError, Throttled
 from deepresearch.search.searxng import SearxngSearch
@@ -86,8 +86,8 @@ def test_retry_policy_is_exponential_with_bounded_jitter() -> None:
     rng = random.Random(7)
     delays = [policy.delay(attempt, None, rng) for attempt in range(4)]
     for attempt, delay in enumerate(delays):
-        assert 2**attempt <= delay <= 2**attempt * 1.25
-    assert policy.delay(0, 4.0, rng) >= 4.0
+        assert delay is not None and 2**attempt <= delay <= 2**attempt * 1.25
+    assert (policy.delay(0, 4.0, rng) or 0.0) >= 4.0
     assert policy.delay(10, None, rng) == 30.0
 
 
@@ -176,7 +176,7 @@ def test_max_parallel_lets_one_call_in_at_a_time() -> None:
     class Slow(SearchBackend):
         name = "slow"
 
-        def search(self, query: str, *, limit: int = 5) -> list[object]:
+        def search(self, query: str, *, limit: int = 5) -> list[SearchHit]:
             nonlocal inside, most
             with lock:
                 inside += 1
@@ -186,14 +186,14 @@ def test_max_parallel_lets_one_call_in_at_a_time() -> None:
                 inside -= 1
             return []
 
-    throttled = Throttled(Slow(), max_parallel=1)  # type: ignore[arg-type]
+    throttled = Throttled(Slow(), max_parallel=1)
     threads = [threading.Thread(target=throttled.search, args=(f"q{i}",)) for i in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     assert most == 1
-    unbounded = Throttled(Slow())  # type: ignore[arg-type]
+    unbounded = Throttled(Slow())
     most = 0
     threads = [threading.Thread(target=unbounded.search, args=(f"q{i}",)) for i in range(4)]
     for thread in threads:
