@@ -22,8 +22,6 @@ SECRET = "sk-test-secret-0123456789abcdef"
 SCHEMA = {"type": "object", "properties": {"queries": {"type": "array"}}}
 
 
-
-
 def _model(base_url: str, **overrides: Any) -> OpenAICompatModel:
     options: dict[str, Any] = {
         "api_key": None,

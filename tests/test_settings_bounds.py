@@ -36,7 +36,5 @@ def test_every_numeric_setting_has_an_upper_bound() -> None:
         for name, field in Settings.model_fields.items()
         if field.annotation in (int, float, int | None, float | None)
     }
-    unbounded = [
-        name for name, field in numeric.items() if not any(hasattr(m, "le") for m in field.metadata)
-    ]
+    unbounded = [name for name, field in numeric.items() if not any(hasattr(m, "le") for m in field.metadata)]
     assert len(numeric) >= 20 and unbounded == []

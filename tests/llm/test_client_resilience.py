@@ -22,8 +22,6 @@ SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required
 HELLO = [Message("user", "Say hello")]
 
 
-
-
 class Sleeps(list[float]):
     def __call__(self, seconds: float) -> None:
         self.append(seconds)

@@ -15,8 +15,6 @@ from ..fakeopenai import FakeOpenAI
 SECRET = "sk-doctor-" + "d" * 30 + "LAST"
 
 
-
-
 def _checks(tmp_path: Path, **values: Any) -> dict[str, Check]:
     settings = Settings.load({"deepresearch_home": tmp_path / "home", **values})
     return {c.name: c for c in run_checks(settings)}

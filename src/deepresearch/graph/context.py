@@ -74,4 +74,3 @@ class ResearchContext:
         if mode == "auto":
             return self.settings.llm_provider != "embedded"
         return mode == "model"
-

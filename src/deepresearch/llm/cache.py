@@ -109,4 +109,3 @@ class CachedModel(ModelWrapper):
             atomic_write_text(path, json.dumps(record, ensure_ascii=False))
         except OSError as exc:
             _log.warning("could not write the model cache entry %s (%s)", path, exc)
-

@@ -254,9 +254,7 @@ class JobStore:
 
 def migrate(conn: sqlite3.Connection) -> int:
     """Apply the migrations the database has not had yet; returns the resulting version."""
-    return apply_migrations(
-        conn, MIGRATIONS, what="jobs database", fix="point DEEPRESEARCH_HOME elsewhere"
-    )
+    return apply_migrations(conn, MIGRATIONS, what="jobs database", fix="point DEEPRESEARCH_HOME elsewhere")
 
 
 def _connect(path: Path) -> sqlite3.Connection:
