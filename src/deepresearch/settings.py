@@ -53,6 +53,7 @@ class Settings(BaseSettings):
     llm_timeout: float = Field(120.0, gt=0, le=3600)
     llm_max_retries: int = Field(2, ge=0, le=10)
     llm_min_interval_seconds: float = Field(0.0, ge=0, le=600)
+    llm_max_concurrency: int = Field(0, ge=0, le=1024)
     llm_cache: Literal["off", "read", "readwrite"] = "off"
     llm_temperature: float = Field(0.0, ge=0, le=2)
     llm_json_mode: Literal["auto", "json_schema", "json_object", "none"] = "auto"

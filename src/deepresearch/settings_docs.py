@@ -18,7 +18,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "Model": (
         "llm_provider", "local_llm", "llm_model_id", "llm_base_url", "llm_api_key", "openai_api_key",
         "ollama_base_url", "lmstudio_base_url", "llm_timeout", "llm_max_retries",
-        "llm_min_interval_seconds", "llm_cache", "llm_temperature", "llm_json_mode", "ollama_num_ctx",
+        "llm_min_interval_seconds", "llm_max_concurrency", "llm_cache", "llm_temperature",
+        "llm_json_mode", "ollama_num_ctx",
         "planner_model", "summarizer_model", "judge_model", "writer_model",
     ),
     "Embedded model": ("embedded_model", "embedded_model_path", "embedded_n_ctx", "embedded_threads"),
@@ -58,6 +59,8 @@ DESCRIPTIONS: dict[str, str] = {
     "llm_timeout": "Seconds one model call may take before it is abandoned.",
     "llm_max_retries": "Retries of a failed model call (connection errors, 429, 5xx), with backoff.",
     "llm_min_interval_seconds": "Least time between two model calls (for rate-limited APIs); 0 is none.",
+    "llm_max_concurrency": "Most model calls in flight at once, for servers that run few requests at "
+    "a time; 0 is no limit. With `JOBS_BACKEND=celery` the limit holds across every worker (Redis).",
     "llm_cache": "Cache model calls on disk under `DEEPRESEARCH_HOME/cache`: `off`, `read` (reuse only) "
     "or `readwrite`; a re-run of the same question then costs no tokens.",
     "llm_temperature": "Sampling temperature of every model call.",

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from deepresearch.jobs.limits import RedisIntervalGate, interval_gate
+from deepresearch.jobs.limits import RedisIntervalGate, RedisSlots, interval_gate
 from deepresearch.retry import IntervalGate
 from deepresearch.settings import Settings
 
@@ -51,3 +51,34 @@ def test_an_unreachable_redis_paces_within_the_process() -> None:
 
 def test_the_local_backend_keeps_the_in_process_gate() -> None:
     assert isinstance(interval_gate("llm", 1.0, Settings.load({"jobs_backend": "local"})), IntervalGate)
+
+
+def _hold(url: str, out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    slots = RedisSlots(redis.Redis.from_url(url), "llm", 1, hold_seconds=30)
+    for _ in range(3):
+        with slots():
+            out.put(("in", time.time()))
+            time.sleep(0.1)
+            out.put(("out", time.time()))
+
+
+def test_a_cluster_wide_concurrency_limit_admits_one_process_at_a_time(redis_url: str) -> None:
+    out: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
+    workers = [multiprocessing.Process(target=_hold, args=(redis_url, out)) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(30)
+    marks = sorted((out.get(timeout=5) for _ in range(12)), key=lambda m: m[1])
+    inside = 0
+    for kind, _ in marks:
+        inside += 1 if kind == "in" else -1
+        assert inside <= 1
+    assert redis.Redis.from_url(redis_url).zcard("deepresearch:slots:llm") == 0
+
+
+def test_a_slot_whose_holder_died_frees_itself(redis_url: str) -> None:
+    client = redis.Redis.from_url(redis_url)
+    client.zadd("deepresearch:slots:llm", {"dead-process": time.time() - 1})
+    with RedisSlots(client, "llm", 1, hold_seconds=30)():
+        assert client.zcard("deepresearch:slots:llm") == 1

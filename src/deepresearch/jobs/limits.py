@@ -3,14 +3,19 @@
 With ``JOBS_BACKEND=celery`` every worker and API node takes its call slots from one Redis key per
 limit, on Redis's clock, so twenty workers together keep DuckDuckGo's one second between
 searches (and ``LLM_MIN_INTERVAL_SECONDS`` between model calls) instead of each keeping it on its
-own. Locally the gates are the in-process :class:`~deepresearch.retry.IntervalGate`.
+own. The model server's concurrency limit (``LLM_MAX_CONCURRENCY``) is a Redis semaphore the same
+way. Locally the gates are the in-process :class:`~deepresearch.retry.IntervalGate` and a
+process-wide semaphore.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +37,75 @@ if last ~= nil and last + gap > now then start = last + gap end
 redis.call('SET', KEYS[1], string.format('%.6f', start), 'PX', math.ceil((start - now + gap) * 1000) + 1000)
 return string.format('%.6f', start - now)
 """
+
+
+_TAKE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[2])
+  redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[3])) + 60)
+  return 1
+end
+return 0
+"""
+SLOT_PREFIX = "deepresearch:slots:"
+
+
+class RedisSlots:
+    """At most ``limit`` holders at once across every process (a semaphore in a Redis sorted set).
+
+    A slot not given back within ``hold_seconds`` (its process died) is freed. Waiters poll every
+    ``poll`` seconds. If Redis cannot be reached, the process's own semaphore limits instead.
+    """
+
+    def __init__(self, client: Any, key: str, limit: int, *, hold_seconds: float, poll: float = 0.05) -> None:
+        self.key = SLOT_PREFIX + key
+        self.limit = limit
+        self.hold_seconds = hold_seconds
+        self._client = client
+        self._script = client.register_script(_TAKE)
+        self._poll = poll
+        self._fallback = threading.BoundedSemaphore(limit)
+
+    @contextmanager
+    def __call__(self) -> Iterator[None]:
+        token = uuid.uuid4().hex
+        try:
+            while not int(self._script(keys=[self.key], args=[self.limit, token, self.hold_seconds])):
+                time.sleep(self._poll)
+        except Exception as exc:  # noqa: BLE001 - any Redis failure: limit within this process instead
+            logger.warning("shared slots %s unavailable (%s); limiting within this process", self.key, exc)
+            with self._fallback:
+                yield
+            return
+        try:
+            yield
+        finally:
+            self._give_back(token)
+
+    def _give_back(self, token: str) -> None:
+        try:
+            self._client.zrem(self.key, token)
+        except Exception as exc:  # noqa: BLE001 - the slot then frees itself after hold_seconds
+            logger.warning("could not give back a slot of %s (%s)", self.key, exc)
+
+
+@cache
+def _process_slots(key: str, limit: int) -> threading.BoundedSemaphore:
+    return threading.BoundedSemaphore(limit)
+
+
+def call_slots(
+    key: str, limit: int, settings: Settings, *, hold_seconds: float
+) -> Callable[[], AbstractContextManager[Any]]:
+    """A factory of ``with`` blocks that admit at most ``limit`` holders of ``key`` at once: across
+    the cluster for ``JOBS_BACKEND=celery``, else across this process."""
+    if settings.jobs_backend != "celery" or settings.redis_url is None:
+        semaphore = _process_slots(key, limit)
+        return lambda: semaphore
+    return RedisSlots(_client(settings.redis_url.get_secret_value()), key, limit, hold_seconds=hold_seconds)
 
 
 class RedisIntervalGate(IntervalGate):

@@ -139,6 +139,13 @@ def _wrapped(settings: Settings, model: ChatModel, identity: dict[str, Any]) -> 
 
         gate = model_gate(settings) or PROCESS_GATE
         wrappers.append(lambda inner: PacedModel(inner, settings.llm_min_interval_seconds, gate=gate))
+    if settings.llm_max_concurrency > 0:
+        from deepresearch.jobs.limits import call_slots
+        from deepresearch.llm.limited import LimitedModel
+
+        hold = 2 * settings.llm_timeout
+        slots = call_slots("llm", settings.llm_max_concurrency, settings, hold_seconds=hold)
+        wrappers.append(lambda inner: LimitedModel(inner, slots))
     if settings.llm_cache != "off":
         from deepresearch.llm.cache import CachedModel, CacheMode
 
