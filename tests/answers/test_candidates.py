@@ -16,6 +16,8 @@ from deepresearch.answers.candidates import candidates
         ("Kansas had a population of 2,913,123 in 2019.", "number", ["2,913,123", "2019"]),
         ("The singer has sold more than 150 million records worldwide.", "number", ["150 million records"]),
         ("The river is 56 km long.", "number", ["56 km"]),
+        ("He was the Premier of South Australia twice, from 1885.", "number", ["twice", "1885"]),
+        ("It is the 12th most populous city in the country.", "number", ["12th"]),
         ("It was directed by Park Jin-pyo and stars Kim Ha-neul.", "person", ["Park Jin-pyo", "Kim Ha-neul"]),
         ("He studied at the University of Bath in England.", "entity", ["University of Bath", "England"]),
         (

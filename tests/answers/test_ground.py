@@ -145,3 +145,31 @@ def test_a_passage_titled_by_the_questions_subject_ranks_first() -> None:
     ]
     got = ground_answer("Humboldt Peak is part of what mountain range?", sources)
     assert (got.text, got.source_id) == ("Sangre de Cristo Range", 2)
+
+
+def test_the_questions_own_words_in_front_of_a_name_are_not_the_answer() -> None:
+    staff = src(
+        7,
+        "Scott Buchholz",
+        "Scott Buchholz is an Australian politician. He previously served as chief of staff to "
+        "Queensland Senator Barnaby Joyce.",
+    )
+    answer = ground_answer(
+        "Scott Buchholz previously served as chief of staff to which Queensland Senator?", [staff]
+    )
+    assert answer.text == "Barnaby Joyce"
+
+
+def test_a_sentence_that_defines_its_subject_in_the_questions_words_names_the_answer() -> None:
+    oh = src(
+        8,
+        "Sandra Oh",
+        "Sandra Miju Oh (born July 20, 1971) is a Canadian actress known for her role as Cristina Yang "
+        "on Grey's Anatomy, for which she won a Golden Globe Award.",
+    )
+    film = src(9, "Barrier Device", "Barrier Device is a 2002 short film starring Sandra Oh as a researcher.")
+    answer = ground_answer(
+        'Barrier Device starred which Canadian actress, known for a role on "Grey\'s Anatomy"?', [oh, film]
+    )
+    assert answer.text == "Sandra Miju Oh"
+    assert answer.source_id == 8

@@ -26,6 +26,11 @@ from deepresearch.answers.question import frame_question
         ("Are Medici and Senet both board games?", "yesno"),
         ("The director Armando Iannucci has an OBE. Does the director Puneet Sira also have one?", "yesno"),
         ("Do Lafzon Ki Kahani is a remake of Always, released in which year?", "date"),
+        # the asking clause decides; "where" and "who" later only name the bridge
+        ("Who was in charge of the state where Shringarpur is located?", "person"),
+        ("The state where Henry Worrall died has how many congressional districts?", "number"),
+        ("Scott Howell is a consultant who has worked with the mayor of what city?", "place"),
+        ("Who was president when the area where Intrepid Wind Farm is located became a state?", "person"),
     ],
 )
 def test_kind_of_answer(question: str, kind: str) -> None:
@@ -64,6 +69,13 @@ def test_options_named_by_the_question(question: str, options: tuple[str, ...]) 
         ("Humboldt Peak, in the state where Silverton is located, is part of what mountain range?", "range"),
         ("Toad Hall is a residential hall in a university located in what Australian city?", "city"),
         ("Terry McGurrin was the story editor for the show which was written by who?", None),
+        ("What movie stars Morgan Freeman, Robert De Niro and the producer of The Jewel?", "movie"),
+        ("Simon & Simon starred which television and movie actor from the US?", "actor"),
+        ("What song debuted in the October 27, 1999 episode of South Park?", "song"),
+        ("What river flows through the city Kevin Durant played for before Golden State?", "river"),
+        ("Which explorer accurately mapped the coasts of both continents?", "explorer"),
+        ("What recurring character makes his first appearance in this episode?", "character"),
+        ("Philip Carlo wrote about members of what crime family of Newark?", "family"),
     ],
 )
 def test_the_noun_the_question_asks_about(question: str, noun: str | None) -> None:

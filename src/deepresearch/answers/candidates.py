@@ -35,7 +35,7 @@ _NUMBER_WORD = (
 )
 NUMBER = re.compile(
     rf"(?<![\w.])(?:\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?){_SCALE}{_UNIT}(?![\w])"
-    rf"|\b{_NUMBER_WORD}(?:-time)?{_UNIT}\b",
+    rf"|\b{_NUMBER_WORD}(?:-time)?{_UNIT}\b|\b(?:once|twice|thrice)\b|(?<![\w.])\d+(?:st|nd|rd|th)\b",
     re.IGNORECASE,
 )
 _CONNECT = r"(?:of|the|de|da|di|del|della|des|du|von|van|der|den|la|le|y)"

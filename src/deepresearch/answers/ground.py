@@ -32,6 +32,7 @@ TYPE_NOUN_BOOST = 1.3
 BRIDGE_PENALTY = 0.8
 ACRONYM_PENALTY = 0.7
 PLACE_CUE_BOOST = 1.3
+DEFINED_BOOST = 1.5
 SUPPORT_THRESHOLD = 0.5
 NAMES_THRESHOLD = 0.67
 _EARLY = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before)\b", re.IGNORECASE)
@@ -46,6 +47,7 @@ _ORG = re.compile(
     r"County|City|Street|Hall|Park|Museum|Award|Awards|War|League|Festival|Army|Council|Film|Show|"
     r"Region|Province|District|State|States|Kingdom|Republic|Island|Islands|Area|Stars|Team)\b"
 )
+_DEFINITION = re.compile(r"^(?:\s*\([^)]*\))*[^.;]{0,60}?\b(?:is|was|are|were)\s+(?:an?|the|one)\b")
 _ASKS_NATIONALITY = re.compile(r"\b(?:nationality|language|citizen|in common|ethnic)", re.IGNORECASE)
 _LATE = re.compile(r"\b(?:later|latest|younger|youngest|newer|newest|most recent|last)\b", re.IGNORECASE)
 
@@ -122,7 +124,8 @@ def score_candidates(frame: QuestionFrame, ranked: Sequence[Ranked]) -> list[tup
     bridges = {t for r in ranked[:3] if r.bridge for t in key_stems(r.bridge)}
     found: dict[str, tuple[float, Ranked]] = {}
     for rank, evidence in enumerate(ranked):
-        for cand in candidates(evidence.sentence.text, frame.kind):
+        for found_span in candidates(evidence.sentence.text, frame.kind):
+            cand = _after_question_words(found_span, question)
             terms = set(key_stems(cand))
             if _is_question_text(cand, terms, question, frame):
                 continue
@@ -134,6 +137,15 @@ def score_candidates(frame: QuestionFrame, ranked: Sequence[Ranked]) -> list[tup
             found[cand] = (max(score, previous[0]) + 0.05, previous[1]) if previous else (score, evidence)
     ordered = sorted(found.items(), key=lambda item: -item[1][0])
     return [(c, s, r) for c, (s, r) in ordered]
+
+
+def _after_question_words(cand: str, question: set[str]) -> str:
+    """The candidate without the question's own words in front: "Queensland Senator Barnaby
+    Joyce" answers "… chief of staff to which Queensland senator?" as "Barnaby Joyce"."""
+    words = cand.split()
+    while len(words) > 1 and (not (stems := set(key_stems(words[0]))) or stems <= question):
+        words = words[1:]
+    return " ".join(words)
 
 
 def _proximity(cand: str, sentence: str, question: set[str]) -> float:
@@ -175,7 +187,9 @@ def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
         factor *= SHAPE_PENALTY
     if frame.kind == "person" and not _looks_like_person(cand):
         factor *= SHAPE_PENALTY
-    if frame.kind != "entity" and set(key_stems(cand)) <= sentence.title_terms:
+    if _defines(cand, frame, sentence.text):
+        factor *= DEFINED_BOOST
+    elif frame.kind != "entity" and set(key_stems(cand)) <= sentence.title_terms:
         factor *= SUBJECT_PENALTY
     if cand.lower() in NATIONALITIES and not _ASKS_NATIONALITY.search(frame.text):
         factor *= SHAPE_PENALTY
@@ -187,6 +201,16 @@ def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
     if frame.kind == "place" and re.search(cue, sentence.text):
         factor *= PLACE_CUE_BOOST
     return factor
+
+
+def _defines(cand: str, frame: QuestionFrame, sentence: str) -> bool:
+    """The sentence opens with the candidate and says what it is in the question's words:
+    "Sandra Oh … is a Canadian actress known for …" answers "which Canadian actress …"."""
+    if not sentence.startswith(cand) or not _DEFINITION.match(sentence[len(cand) :]):
+        return False
+    asked = {frame.type_noun} if frame.type_noun else set(frame.focus)
+    stems = {t for n in asked for t in key_stems(n)}
+    return bool(stems) and stems <= set(key_stems(sentence))
 
 
 def _looks_like_person(cand: str) -> bool:

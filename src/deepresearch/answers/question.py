@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from deepresearch.answers.candidates import names
-from deepresearch.text import STOPWORDS, key_stems, key_terms
+from deepresearch.text import key_stems, key_terms
 
 AnswerKind = Literal["yesno", "choice", "date", "number", "place", "person", "entity"]
 
@@ -94,7 +94,7 @@ _PLACE = re.compile(rf"\bwhere\b|\b(?:what|which) (?:\w+ )?(?:{'|'.join(PLACE_NO
 _PERSON = re.compile(
     rf"\b(?:who|whom|whose)\b|\b(?:what|which) (?:\w+ )?(?:{'|'.join(PERSON_NOUNS)})\b", re.I
 )
-_TYPE_NOUN = re.compile(r"\b(?:[Ww]hat|[Ww]hich)\s+(?:[A-Z][\w-]+\s+)?([a-z]+)(?:\s+([a-z]+))?\b")
+_TYPE_NOUN = re.compile(r"\b(?:[Ww]hat|[Ww]hich)\b")
 _CHOICE = re.compile(
     r"(?:,|:|\bfirst|\bbetween)\s*(?:the\s+)?([^,?:]+?)\s+or\s+(?:the\s+)?([^,?]+?)\s*\??\s*$", re.I
 )
@@ -110,8 +110,83 @@ _PAIR_ASKS = re.compile(
     r"\b(?:which|who)\b[^?]*\b(?:first|more|most|older|younger|larger|earlier|later)\b", re.I
 )
 _WH = re.compile(r"\b(?:who|whom|whose|what|when|where|which|how)\b", re.IGNORECASE)
+_OPENING_WH = re.compile(
+    r"^(?:[^.?!]*[.!]\s+)?(?:(?:in|on|at|from|to|by|for|of|with|during|after|before|since)\s+)?"
+    r"(who|whom|whose|what|when|where|which|how)\b",
+    re.IGNORECASE,
+)
+_INTERROGATIVE = re.compile(r"\b(what|which|how)\b", re.IGNORECASE)
+_KINDS: tuple[tuple[re.Pattern[str], AnswerKind], ...] = (
+    (_NUMBER, "number"),
+    (_DATE, "date"),
+    (_PLACE, "place"),
+    (_PERSON, "person"),
+)
 _NAME_WORD = re.compile(r"(?<=\s)[A-Z][\w'’.-]*|(?<=\s)\d[\d,.]*|(?<=\s\W)[A-Z][\w'’.-]*")
 _BOTH_NOUN = re.compile(r"\bboth\s+\w+,\s+(?:the\s+)?(.+?)\s+and\s+(?:the\s+)?(.+?),", re.IGNORECASE)
+_PHRASE_END = frozenset(
+    [
+        "is",
+        "was",
+        "are",
+        "were",
+        "do",
+        "does",
+        "did",
+        "has",
+        "had",
+        "have",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "of",
+        "in",
+        "on",
+        "at",
+        "for",
+        "to",
+        "by",
+        "from",
+        "with",
+        "that",
+        "who",
+        "whom",
+        "whose",
+        "which",
+        "where",
+        "when",
+        "the",
+        "a",
+        "an",
+        "as",
+        "through",
+        "into",
+        "about",
+        "over",
+        "under",
+        "after",
+        "before",
+        "during",
+        "between",
+        "against",
+        "near",
+        "than",
+        "his",
+        "her",
+        "its",
+        "their",
+        "he",
+        "she",
+        "it",
+        "they",
+        "this",
+        "these",
+        "those",
+    ]
+)
+_ADVERB_ENDINGS = ("ally", "ately", "ously", "ively", "ently", "antly", "fully", "edly", "ingly")
 _NOT_TYPE = frozenset(
     [
         "is",
@@ -197,24 +272,63 @@ def question_names(text: str) -> frozenset[str]:
 
 
 def _kind(text: str, noun: str | None) -> AnswerKind:
-    for pattern, kind in ((_NUMBER, "number"), (_DATE, "date"), (_PLACE, "place"), (_PERSON, "person")):
-        if pattern.search(text):
-            return kind  # type: ignore[return-value]
+    """The kind the question's own wh-clause asks for: in "Who ruled the country where X is?" the
+    answer is a person; "where" only names the bridge."""
+    for scope in (asking_clause(text), text):
+        for pattern, kind in _KINDS:
+            if pattern.search(scope):
+                return kind
     return "entity"
 
 
+def asking_clause(text: str) -> str:
+    """The words that say what is asked: from the asking wh-word (the one opening a sentence,
+    else the first "what/which/how" — "who" and "where" mid-sentence are relative) to the next."""
+    first = _OPENING_WH.match(text) or _INTERROGATIVE.search(text)
+    if not first:
+        return text
+    after = _WH.search(text, first.end())
+    return text[first.start(1) : after.start() if after else len(text)]
+
+
 def _type_noun(text: str) -> str | None:
-    """The noun "what …" asks about, the head of a compound ("what mountain range" → range)."""
+    """The noun "what …" asks about: the last word of the noun phrase after it ("what mountain
+    range is" → range, "which television and movie actor from" → actor), not a verb that
+    follows it ("what movie stars Morgan Freeman" → movie, "what song debuted" → song)."""
     for match in _TYPE_NOUN.finditer(text):
-        noun, head = match.group(1).lower(), (match.group(2) or "").lower()
-        if noun in _NOT_TYPE:
-            continue
-        return (
-            head
-            if head and head not in STOPWORDS and head not in _NOT_TYPE and not head.endswith("ed")
-            else noun
-        )
+        words = _phrase(text[match.end() :])
+        if words and words[-1] not in _NOT_TYPE:
+            return words[-1]
     return None
+
+
+def _phrase(rest: str) -> list[str]:
+    words: list[str] = []
+    breaker = ""
+    for token in re.findall(r"[\w'’-]+|[,?.;:]", rest):
+        if token[0].isupper() and not words:
+            continue  # "which Canadian actress": a proper adjective before the noun
+        if not token[0].isalpha() or token[0].isupper() or _ends_phrase(token.lower()):
+            breaker = token
+            break
+        if token.lower() != "and":
+            words.append(token.lower())
+    while len(words) > 1 and _verb_like(words[-1], breaker):
+        words.pop()
+    return words if words and words[0] not in _NOT_TYPE and not _verb_like(words[-1], "") else []
+
+
+def _ends_phrase(word: str) -> bool:
+    return word in _PHRASE_END or word.endswith(_ADVERB_ENDINGS)
+
+
+def _verb_like(word: str, breaker: str) -> bool:
+    """A past tense ("debuted"), or a present tense before a name or a preposition ("stars
+    Morgan", "flows through")."""
+    if word.endswith("ed"):
+        return True
+    before_object = bool(breaker) and (breaker[0].isupper() or breaker.lower() in _PHRASE_END)
+    return before_object and word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
 
 def _options(text: str) -> tuple[str, ...]:
