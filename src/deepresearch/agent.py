@@ -190,19 +190,7 @@ def _drive(
     graph = build_graph(checkpointer=durable.checkpointer if durable else None)
     state: dict[str, Any] = {}
     conclusion: NoteRef | None = None
-    inputs: RoutedState | None = RoutedState(
-        question=question,
-        language=language_of(question),
-        notices=list(notices),
-        max_rounds=settings.max_web_research_loops,
-    )
-    config: RunnableConfig = {
-        "max_concurrency": settings.task_concurrency + 2,
-        "recursion_limit": 20 + 8 * settings.max_web_research_loops,
-        **(durable.config if durable else {}),
-    }
-    if durable is not None and durable.resume:
-        inputs = None
+    inputs, config = _graph_inputs(question, settings, notices, durable)
     parts = graph.stream(inputs, config=config, context=context, stream_mode=["custom", "values"])
     for mode, chunk in cast("Iterator[tuple[str, Any]]", parts):
         if mode == "values":
@@ -219,6 +207,26 @@ def _drive(
     result.notices = [*setup, *result.notices]
     _write_run(run, state, result)
     yield counter.make("done", step="done", result=result.model_dump(mode="json"))
+
+
+def _graph_inputs(
+    question: str, settings: Settings, notices: list[str], durable: Durability | None
+) -> tuple[RoutedState | None, RunnableConfig]:
+    """The graph's input (none when a durable run resumes) and its run configuration."""
+    config: RunnableConfig = {
+        "max_concurrency": settings.task_concurrency + 2,
+        "recursion_limit": 20 + 8 * settings.max_web_research_loops,
+        **(durable.config if durable else {}),
+    }
+    if durable is not None and durable.resume:
+        return None, config
+    inputs = RoutedState(
+        question=question,
+        language=language_of(question),
+        notices=list(notices),
+        max_rounds=settings.max_web_research_loops,
+    )
+    return inputs, config
 
 
 def _build_context(
