@@ -173,3 +173,17 @@ def test_a_sentence_that_defines_its_subject_in_the_questions_words_names_the_an
     )
     assert answer.text == "Sandra Miju Oh"
     assert answer.source_id == 8
+
+
+def test_a_bridge_name_that_begins_with_a_passages_title_leads_to_that_passage() -> None:
+    fawell = src(
+        10,
+        "Harris W. Fawell",
+        "Harris W. Fawell was an American politician. Fawell is a graduate of West Chicago High School.",
+    )
+    town = src(
+        11, "West Chicago, Illinois", "West Chicago is a city in DuPage County, Illinois, United States."
+    )
+    answer = ground_answer("In what county is the city where Harris W. Fawell was born?", [fawell, town])
+    assert answer.text.startswith("DuPage County")
+    assert answer.source_id == 11

@@ -25,6 +25,7 @@ BRIDGE_SEEDS = 6
 NAME_WEIGHT = 1.0
 OWN_SHARE = 0.1
 TITLE_BONUS = 0.1
+_TITLE_TAIL = re.compile(r"\s*(?:\(.*?\)|,.*)$")
 _ABBREVIATION = re.compile(
     r"(?:\b[A-Z]|\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Mt|No|vs|Inc|Co|Ltd))\.$"
 )
@@ -176,8 +177,13 @@ def _bridge_names(seed: Sentence, question: set[str]) -> list[str]:
 
 
 def _mentions(sentence: Sentence, name: str) -> bool:
+    """The sentence speaks of ``name``: its passage is titled by it, it names it, or the name
+    begins with the passage's title ("West Chicago High School" leads to "West Chicago, Illinois")."""
     terms = frozenset(key_stems(name))
-    return bool(terms) and (terms <= sentence.title_terms or name in sentence.text)
+    if not terms:
+        return False
+    head = _TITLE_TAIL.sub("", sentence.title).strip()
+    return terms <= sentence.title_terms or name in sentence.text or (len(head) > 3 and name.startswith(head))
 
 
 def about_question(
