@@ -249,7 +249,7 @@ def test_hybrid_finds_a_passage_that_bm25_misses_on_a_synonym_query(minilm: Mini
 
 
 def test_a_model_folder_without_weights_names_the_install_command(tmp_path: Path) -> None:
-    with pytest.raises(ConfigurationError, match=r"deepresearch\[dense\]"):
+    with pytest.raises(ConfigurationError, match=r"deepresearch-offline\[dense\]"):
         MiniLMEmbedder(tmp_path)
 
 

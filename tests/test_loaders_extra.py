@@ -70,7 +70,7 @@ def test_docx_without_a_title_property_uses_its_first_heading(tmp_path: Path) ->
 
 def test_docx_without_the_extra_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "docx", None)
-    with pytest.raises(ConfigurationError, match=r"deepresearch\[docs\]"):
+    with pytest.raises(ConfigurationError, match=r"deepresearch-offline\[docs\]"):
         load_file(tmp_path / "x.docx", b"PK")
 
 

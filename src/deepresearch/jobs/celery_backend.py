@@ -50,7 +50,7 @@ def celery_app(redis_url: str) -> Celery:
         from celery import Celery
     except ImportError as exc:
         raise ConfigurationError(
-            "JOBS_BACKEND=celery needs the team extra: pip install 'deepresearch[team]'"
+            "JOBS_BACKEND=celery needs the team extra: pip install 'deepresearch-offline[team]'"
         ) from exc
     app = Celery("deepresearch", broker=redis_url, set_as_current=False)
     app.conf.update(

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from deepresearch.doctor import Check
     from deepresearch.settings import Settings
 
-EXTRA = "pip install 'deepresearch[team]'"
+EXTRA = "pip install 'deepresearch-offline[team]'"
 
 
 def cluster_checks(settings: Settings) -> list[Check]:

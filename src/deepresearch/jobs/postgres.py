@@ -70,7 +70,7 @@ def connection_pool(url: str, *, max_size: int = 10) -> ConnectionPool:
         from psycopg_pool import ConnectionPool
     except ImportError as exc:
         raise ConfigurationError(
-            "JOBS_BACKEND=celery needs the team extra: pip install 'deepresearch[team]'"
+            "JOBS_BACKEND=celery needs the team extra: pip install 'deepresearch-offline[team]'"
         ) from exc
     try:
         psycopg.connect(url, connect_timeout=5).close()

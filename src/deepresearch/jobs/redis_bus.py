@@ -31,7 +31,7 @@ def redis_client(url: str) -> Any:
         import redis
     except ImportError as exc:
         raise ConfigurationError(
-            "JOBS_BACKEND=celery needs the team extra: pip install 'deepresearch[team]'"
+            "JOBS_BACKEND=celery needs the team extra: pip install 'deepresearch-offline[team]'"
         ) from exc
     return redis.Redis.from_url(url, health_check_interval=30, socket_connect_timeout=5)
 
