@@ -8,7 +8,10 @@ demo:
 
 test:
 	EXTRAS=dev scripts/install.sh
-	.venv/bin/python -m pytest
+	.venv/bin/coverage erase
+	.venv/bin/coverage run -m pytest
+	.venv/bin/coverage combine -q
+	.venv/bin/coverage report
 
 lint:
 	.venv/bin/ruff check src tests
