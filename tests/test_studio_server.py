@@ -61,9 +61,10 @@ def test_langgraph_dev_serves_the_graph_and_runs_a_thread(tmp_path: Path) -> Non
             "LANGGRAPH_CLI_NO_ANALYTICS": "1",
             "LANGSMITH_TRACING": "false",
         }
-        command = [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--port", str(port)]
-        with log.open("wb") as out:
-            process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        config = ["--config", str(ROOT / "langgraph.json")]
+        command = [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--port", str(port), *config]
+        with log.open("wb") as out:  # its state (.langgraph_api/) goes to tmp_path, not the checkout
+            process = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT)
         try:
             url = f"http://127.0.0.1:{port}"
             wait_ok(url, process, log)
