@@ -109,3 +109,18 @@ def test_settings_command_lists_values_in_force_with_secrets_masked(tmp_path: Pa
     done = run("settings", home=tmp_path, LLM_API_KEY=OPENAI_KEY, MAX_WEB_RESEARCH_LOOPS="2")
     assert "MAX_WEB_RESEARCH_LOOPS=2" in done.stdout
     assert "LLM_API_KEY=sk-o…0123" in done.stdout and OPENAI_KEY not in done.stdout
+
+
+def test_serve_names_where_a_team_nodes_jobs_live_without_the_password(tmp_path: Path) -> None:
+    from deepresearch.cli.main import _jobs_home
+    from deepresearch.settings import Settings
+
+    team = Settings(
+        deepresearch_home=tmp_path,
+        jobs_backend="celery",
+        database_url="postgresql://dr:s3cret@db.internal:5432/research",
+        redis_url="redis://127.0.0.1:6379/0",
+    )
+    shown = _jobs_home(team)
+    assert "db.internal:5432/research" in shown and "s3cret" not in shown
+    assert _jobs_home(Settings(deepresearch_home=tmp_path)).endswith(".sqlite")

@@ -197,8 +197,17 @@ def serve(
 
     with _friendly_errors():
         settings = Settings.load()
-    err.print(f"[dim]deepresearch serving on http://{host}:{port} (jobs: {settings.jobs_db_path})[/dim]")
+    err.print(f"[dim]deepresearch serving on http://{host}:{port} (jobs: {_jobs_home(settings)})[/dim]")
     run_server(settings, host=host, port=port)
+
+
+def _jobs_home(settings: Settings) -> str:
+    """Where this node's jobs live: the SQLite file, or the PostgreSQL database (no password)."""
+    if settings.jobs_backend == "celery" and settings.database_url is not None:
+        from deepresearch.jobs.health import where
+
+        return f"PostgreSQL {where(settings.database_url.get_secret_value())}, Celery workers"
+    return str(settings.jobs_db_path)
 
 
 app.command("settings")(settings_command)
