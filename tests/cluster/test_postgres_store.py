@@ -77,3 +77,20 @@ def test_migrations_are_idempotent_and_a_newer_schema_is_refused(database_url: s
 def test_an_unreachable_database_says_how_to_fix_it() -> None:
     with pytest.raises(ConfigurationError, match="DATABASE_URL"):
         connection_pool("postgresql://nobody@127.0.0.1:1/none")
+
+
+def test_a_job_queued_but_never_taken_is_queued_again_once_per_period(store: PostgresJobStore) -> None:
+    """An API node that died between storing a job and sending it to the broker leaves it queued:
+    a worker's keeper sends it again after a few lease periods, to one caller at a time."""
+    other = PostgresJobStore(store.pool, lease_seconds=0.5)
+    stranded = store.create("topic", overrides={})
+    taken = store.create("topic", overrides={})
+    assert store.mark_running(taken.id)
+    assert store.requeue_stranded() == []
+    time.sleep(store.requeue_seconds + 0.2)
+    store.renew([taken.id])
+    assert other.requeue_stranded() == [stranded.id]
+    assert store.requeue_stranded() == [], "each period, one caller queues it"
+    assert store.mark_running(stranded.id)
+    time.sleep(store.requeue_seconds + 0.2)
+    assert other.requeue_stranded() == [], "a job a worker took is not queued again"

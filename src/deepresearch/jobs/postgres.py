@@ -56,7 +56,12 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (job_id, seq)
     );
     """,
+    # 2: when a queued job is next sent to the broker again if no worker has taken it (an API node
+    # that died between storing the job and queueing it must not leave it queued for ever).
+    "ALTER TABLE jobs ADD COLUMN requeue_at TIMESTAMPTZ",
 )
+REQUEUE_LEASES = 4
+"""A queued job no worker has taken within this many lease periods is sent to the broker again."""
 FIX = (
     "set DATABASE_URL to a reachable PostgreSQL database, e.g. postgresql://user:pass@host:5432/deepresearch"
 )
@@ -149,9 +154,9 @@ class PostgresJobStore:
     def create(self, topic: str, *, overrides: dict[str, Any], dry_run: bool = False) -> JobRow:
         job_id = uuid.uuid4().hex
         self._one(
-            "INSERT INTO jobs (id, topic, status, dry_run, overrides, created_at) "
-            "VALUES (%s, %s, 'queued', %s, %s, %s) RETURNING id",
-            (job_id, topic, dry_run, json.dumps(overrides), utc_now()),
+            "INSERT INTO jobs (id, topic, status, dry_run, overrides, created_at, requeue_at) "
+            "VALUES (%s, %s, 'queued', %s, %s, %s, now() + make_interval(secs => %s)) RETURNING id",
+            (job_id, topic, dry_run, json.dumps(overrides), utc_now(), self.requeue_seconds),
         )
         return self.require(job_id)
 
@@ -217,17 +222,35 @@ class PostgresJobStore:
         """Put back to ``queued`` the running jobs whose lease ran out (their worker died); each is
         returned to exactly one caller, who queues it again."""
         rows = self._all(
-            "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_until = NULL "
-            "WHERE status = 'running' AND lease_until < now() RETURNING id"
+            "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_until = NULL, "
+            "requeue_at = now() + make_interval(secs => %s) "
+            "WHERE status = 'running' AND lease_until < now() RETURNING id",
+            (self.requeue_seconds,),
+        )
+        return [r["id"] for r in rows]
+
+    @property
+    def requeue_seconds(self) -> float:
+        return self.lease_seconds * REQUEUE_LEASES
+
+    def requeue_stranded(self) -> list[str]:
+        """The queued jobs no worker has taken for :data:`REQUEUE_LEASES` lease periods (their
+        broker message was never sent, or was lost); each is returned to one caller, who queues it
+        again. A second delivery of a job that is already taken is a no-op."""
+        rows = self._all(
+            "UPDATE jobs SET requeue_at = now() + make_interval(secs => %s) "
+            "WHERE status = 'queued' AND dry_run = FALSE AND requeue_at < now() RETURNING id",
+            (self.requeue_seconds,),
         )
         return [r["id"] for r in rows]
 
     def release(self, job_id: str) -> bool:
         """Give back a job this process holds (it is stopping), so another worker takes it now."""
         row = self._one(
-            "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_until = NULL "
+            "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_until = NULL, "
+            "requeue_at = now() + make_interval(secs => %s) "
             "WHERE id = %s AND status = 'running' AND lease_owner = %s RETURNING id",
-            (job_id, self.owner),
+            (self.requeue_seconds, job_id, self.owner),
         )
         return row is not None
 

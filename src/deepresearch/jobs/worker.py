@@ -66,6 +66,9 @@ class WorkerRuntime:
         for job_id in self.store.reclaim_expired():
             logger.warning("job %s lost its worker; queued again to resume from its checkpoint", job_id)
             enqueue(self.app, job_id)
+        for job_id in self.store.requeue_stranded():
+            logger.warning("job %s was queued but never taken; sent to the broker again", job_id)
+            enqueue(self.app, job_id)
 
     def hand_back(self, job_id: str) -> None:
         """A run stopped because this worker is stopping: let another worker resume it now."""
