@@ -187,3 +187,36 @@ def test_a_bridge_name_that_begins_with_a_passages_title_leads_to_that_passage()
     answer = ground_answer("In what county is the city where Harris W. Fawell was born?", [fawell, town])
     assert answer.text.startswith("DuPage County")
     assert answer.source_id == 11
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("In what year was the man who resigned as president of Israel in 2000 born?", "15 June 1924"),
+        ("When did the man who resigned as president of Israel in 2000 die?", "24 April 2005"),
+    ],
+)
+def test_a_life_date_answers_born_or_died(question: str, answer: str) -> None:
+    election = src(
+        12,
+        "Israeli presidential election, 2000",
+        "Elections for the President of Israel were held on 31 July 2000, following the resignation of "
+        "Ezer Weizman.",
+    )
+    weizman = src(
+        13,
+        "Ezer Weizman",
+        "Ezer Weizman (Hebrew: עזר ויצמן; 15 June 1924 – 24 April 2005), the man who resigned as "
+        "president of Israel in 2000, was born in Tel Aviv and died in Caesarea.",
+    )
+    assert ground_answer(question, [election, weizman]).text == answer
+
+
+def test_the_asked_noun_is_a_word_of_the_candidate_not_part_of_one() -> None:
+    peak = src(
+        14,
+        "Humboldt Peak (Colorado)",
+        "Humboldt Peak is part of the Santa Rosa Ranger District, in the Sangre de Cristo Range.",
+    )
+    answer = ground_answer("Humboldt Peak is part of what mountain range?", [peak])
+    assert answer.text == "Sangre de Cristo Range"

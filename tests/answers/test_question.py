@@ -76,6 +76,7 @@ def test_options_named_by_the_question(question: str, options: tuple[str, ...]) 
         ("Which explorer accurately mapped the coasts of both continents?", "explorer"),
         ("What recurring character makes his first appearance in this episode?", "character"),
         ("Philip Carlo wrote about members of what crime family of Newark?", "family"),
+        ("What is the name of the airport in the city where WILM is licensed to broadcast?", "airport"),
     ],
 )
 def test_the_noun_the_question_asks_about(question: str, noun: str | None) -> None:

@@ -33,6 +33,7 @@ BRIDGE_PENALTY = 0.8
 ACRONYM_PENALTY = 0.7
 PLACE_CUE_BOOST = 1.3
 DEFINED_BOOST = 1.5
+LIFE_DATE_BOOST = 1.5
 SUPPORT_THRESHOLD = 0.5
 NAMES_THRESHOLD = 0.67
 _EARLY = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before)\b", re.IGNORECASE)
@@ -48,6 +49,8 @@ _ORG = re.compile(
     r"Region|Province|District|State|States|Kingdom|Republic|Island|Islands|Area|Stars|Team)\b"
 )
 _DEFINITION = re.compile(r"^(?:\s*\([^)]*\))*[^.;]{0,60}?\b(?:is|was|are|were)\s+(?:an?|the|one)\b")
+_ASKS_BIRTH = re.compile(r"\b(?:born|birth)\b", re.IGNORECASE)
+_ASKS_DEATH = re.compile(r"\b(?:die|died|death)\b", re.IGNORECASE)
 _ASKS_NATIONALITY = re.compile(r"\b(?:nationality|language|citizen|in common|ethnic)", re.IGNORECASE)
 _LATE = re.compile(r"\b(?:later|latest|younger|youngest|newer|newest|most recent|last)\b", re.IGNORECASE)
 
@@ -181,8 +184,10 @@ def _is_question_text(cand: str, terms: set[str], question: set[str], frame: Que
 def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
     """How well the candidate's form fits the question: a factor around 1."""
     factor = 1.0
-    if frame.type_noun and frame.type_noun in cand.lower():
+    if frame.type_noun and set(key_stems(frame.type_noun)) <= set(key_stems(cand)):
         factor *= TYPE_NOUN_BOOST
+    if frame.kind == "date" and _life_date(cand, frame.text, sentence.text):
+        factor *= LIFE_DATE_BOOST
     if frame.kind == "number" and re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", cand):
         factor *= SHAPE_PENALTY
     if frame.kind == "person" and not _looks_like_person(cand):
@@ -211,6 +216,19 @@ def _defines(cand: str, frame: QuestionFrame, sentence: str) -> bool:
     asked = {frame.type_noun} if frame.type_noun else set(frame.focus)
     stems = {t for n in asked for t in key_stems(n)}
     return bool(stems) and stems <= set(key_stems(sentence))
+
+
+def _life_date(cand: str, question: str, sentence: str) -> bool:
+    """A birth date for a question on when someone was born ("(15 June 1924 – 2005)", "born
+    15 June 1924"), a death date for one on when they died."""
+    at = re.escape(cand)
+    if _ASKS_BIRTH.search(question):
+        pattern = rf"\([^()]*?{at}\s*[–-]|\bborn\s+(?:on\s+|in\s+)?{at}"
+        return re.search(pattern, sentence) is not None
+    if _ASKS_DEATH.search(question):
+        pattern = rf"\([^()]*?[–-]\s*{at}\s*\)|\bdied\s+(?:on\s+|in\s+)?{at}"
+        return re.search(pattern, sentence) is not None
+    return False
 
 
 def _looks_like_person(cand: str) -> bool:

@@ -95,6 +95,7 @@ _PERSON = re.compile(
     rf"\b(?:who|whom|whose)\b|\b(?:what|which) (?:\w+ )?(?:{'|'.join(PERSON_NOUNS)})\b", re.I
 )
 _TYPE_NOUN = re.compile(r"\b(?:[Ww]hat|[Ww]hich)\b")
+_NAME_OF = re.compile(r"^\s+(?:is|was|are|were)\s+the\s+(?:name|title)\s+of(?:\s+(?:the|a|an))?\b", re.I)
 _CHOICE = re.compile(
     r"(?:,|:|\bfirst|\bbetween)\s*(?:the\s+)?([^,?:]+?)\s+or\s+(?:the\s+)?([^,?]+?)\s*\??\s*$", re.I
 )
@@ -296,7 +297,7 @@ def _type_noun(text: str) -> str | None:
     range is" → range, "which television and movie actor from" → actor), not a verb that
     follows it ("what movie stars Morgan Freeman" → movie, "what song debuted" → song)."""
     for match in _TYPE_NOUN.finditer(text):
-        words = _phrase(text[match.end() :])
+        words = _phrase(_NAME_OF.sub("", text[match.end() :], count=1))
         if words and words[-1] not in _NOT_TYPE:
             return words[-1]
     return None
