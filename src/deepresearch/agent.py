@@ -38,6 +38,7 @@ from deepresearch.text import language_of
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
+    from langgraph.types import Command
 
     from deepresearch.durable import Durability
     from deepresearch.fetch.client import PageFetcher
@@ -45,6 +46,9 @@ if TYPE_CHECKING:
     from deepresearch.graph.review import PlanReviewer
 
 EventSink = Callable[[Event], None]
+AWAITING_REVIEW = "awaiting_review"
+"""The step of the ``status`` event a durable run stopped at plan review ends with (``tasks``: the
+plan); it continues when resumed with a decision (:attr:`Durability.decision`)."""
 
 
 def research_stream(
@@ -191,7 +195,8 @@ def _drive(
     state: dict[str, Any] = {}
     conclusion: NoteRef | None = None
     inputs, config = _graph_inputs(question, settings, notices, durable)
-    parts = graph.stream(inputs, config=config, context=context, stream_mode=["custom", "values"])
+    given = _resumed(graph, config, durable) or inputs
+    parts = graph.stream(given, config=config, context=context, stream_mode=["custom", "values"])
     for mode, chunk in cast("Iterator[tuple[str, Any]]", parts):
         if mode == "values":
             state = chunk
@@ -202,7 +207,11 @@ def _drive(
             conclusion = NoteRef(id=data["note_id"], type="conclusion", path=data["note_path"])
         yield counter.number(chunk)
     if durable is not None:
-        state = dict(graph.get_state(config).values)
+        snapshot = graph.get_state(config)
+        if snapshot.interrupts:
+            yield _awaiting(counter, snapshot.interrupts[0].value)
+            return
+        state = dict(snapshot.values)
     result = _result(state, context, run, time.perf_counter() - started, first_event, conclusion)
     result.notices = [*setup, *result.notices]
     _write_run(run, state, result)
@@ -227,6 +236,23 @@ def _graph_inputs(
         max_rounds=settings.max_web_research_loops,
     )
     return inputs, config
+
+
+def _resumed(graph: Any, config: RunnableConfig, durable: Durability | None) -> Command[Any] | None:
+    """The input that answers a checkpoint waiting at plan review with the run's decision."""
+    if durable is None or durable.decision is None or not durable.resume:
+        return None
+    if not graph.get_state(config).interrupts:
+        return None
+    from langgraph.types import Command
+
+    return Command(resume=durable.decision)
+
+
+def _awaiting(counter: _Counter, shown: Any) -> Event:
+    tasks = shown.get("tasks", []) if isinstance(shown, Mapping) else []
+    message = "Waiting for plan review: accept, drop or edit the tasks to continue"
+    return counter.make("status", step=AWAITING_REVIEW, message=message, tasks=tasks)
 
 
 def _build_context(

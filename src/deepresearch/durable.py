@@ -30,13 +30,15 @@ class Durability:
 
     ``resume=True`` continues the thread from its last checkpoint instead of starting anew;
     ``run_dir`` reopens the run folder of the interrupted run (a new one is created when it is
-    ``None`` or gone).
+    ``None`` or gone). ``decision`` answers a run stopped at plan review (the value its
+    interrupt resumes with); it is ignored when the checkpoint is not waiting for one.
     """
 
     checkpointer: BaseCheckpointSaver[Any]
     thread_id: str
     resume: bool = False
     run_dir: Path | None = None
+    decision: dict[str, Any] | None = None
 
     @property
     def config(self) -> RunnableConfig:

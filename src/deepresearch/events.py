@@ -32,8 +32,9 @@ class _Data(BaseModel):
 class StatusData(_Data):
     """``status``: progress in words. ``step`` says which: ``start`` (with ``question`` and
     ``run_dir``), ``setup``, ``resume``, ``plan``, ``role`` (with ``role``), ``judge``,
-    ``requery`` (with ``round``), ``report``; a job also gets ``queued`` (with ``position``) and
-    ``interrupted``."""
+    ``requery`` (with ``round``), ``report``; a job also gets ``queued`` (with ``position``),
+    ``interrupted``, ``awaiting_review`` (with ``tasks``: the run stopped for plan review) and
+    ``plan_reviewed``."""
 
     message: str = Field(description="What is happening, for people.")
     question: str | None = Field(default=None, description="The question as asked (step start).")
@@ -41,6 +42,9 @@ class StatusData(_Data):
     role: dict[str, Any] | None = Field(default=None, description="The chosen research role (step role).")
     round: int | None = Field(default=None, description="The round about to start (step requery).")
     position: int | None = Field(default=None, description="Place in the job queue (step queued).")
+    tasks: list[dict[str, Any]] | None = Field(
+        default=None, description="The plan to review: id, title, intent, query (step awaiting_review)."
+    )
 
 
 class TodoListData(_Data):

@@ -94,3 +94,23 @@ def test_a_job_queued_but_never_taken_is_queued_again_once_per_period(store: Pos
     assert store.mark_running(stranded.id)
     time.sleep(store.requeue_seconds + 0.2)
     assert other.requeue_stranded() == [], "a job a worker took is not queued again"
+
+
+def test_a_job_waits_for_plan_review_without_a_lease_and_resumes_with_the_decision(
+    store: PostgresJobStore,
+) -> None:
+    job = store.create("topic", overrides={}, review_plan=True)
+    shown = {"type": "status", "step": "awaiting_review", "data": {"tasks": [{"id": 1}]}}
+    reviewed = {"type": "status", "step": "plan_reviewed", "data": {}}
+    assert store.resume_review(job.id, {"accept": True}, reviewed, time.time()) is None
+    assert store.mark_running(job.id)
+    assert store.await_review(job.id, shown, time.time()) is not None
+    waiting = store.require(job.id)
+    assert waiting.status == "awaiting_review" and waiting.review_plan and not waiting.finished
+    assert store.unfinished() == [] and store.renew([job.id]) == [job.id]
+    time.sleep(0.7)
+    assert store.reclaim_expired() == [], "a job waiting for a person is no worker's to reclaim"
+    assert store.resume_review(job.id, {"tasks": [{"id": 1}]}, reviewed, time.time()) is not None
+    queued = store.require(job.id)
+    assert queued.status == "queued" and queued.plan_decision == {"tasks": [{"id": 1}]}
+    assert [e.body["step"] for e in store.events(job.id)] == ["awaiting_review", "plan_reviewed"]

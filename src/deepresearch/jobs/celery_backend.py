@@ -9,6 +9,7 @@ Every delivery of one job but the one holding the live lease is a no-op.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from deepresearch.errors import ConfigurationError, DeepResearchError, QueueFullError
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     from deepresearch.server.service import Service
     from deepresearch.server.store import JobRow
     from deepresearch.settings import Settings
+
+logger = logging.getLogger(__name__)
 
 TASK = "deepresearch.run_job"
 QUEUE = "deepresearch"
@@ -100,12 +103,12 @@ class CeleryBackend:
     def close(self) -> None:
         self.store.close()
 
-    def submit(self, topic: str, overrides: dict[str, Any]) -> JobRow:
+    def submit(self, topic: str, overrides: dict[str, Any], *, review_plan: bool = False) -> JobRow:
         limit = self.service.settings.max_queued_jobs
         queued = self.store.count("queued")
         if queued >= limit:
             raise QueueFullError(f"{limit} jobs are already queued (MAX_QUEUED_JOBS); try again later")
-        job = self.store.create(topic, overrides=overrides)
+        job = self.store.create(topic, overrides=overrides, review_plan=review_plan)
         self.runner.append(job.id, status_event("queued", "Queued", position=queued + 1))
         try:
             enqueue(self.app, job.id)
@@ -115,13 +118,25 @@ class CeleryBackend:
             raise DeepResearchError(self.service.redactor.text(message)) from None
         return job
 
+    def continue_review(self, job_id: str, decision: dict[str, Any]) -> JobRow:
+        """Queued again with its reviewed plan; a broker that is down now leaves it to the
+        workers' keeper, which sends stranded queued jobs again."""
+        self.runner.continue_review(job_id, decision)
+        try:
+            enqueue(self.app, job_id)
+        except Exception as exc:  # noqa: BLE001 - requeued later by a worker's keeper
+            logger.warning("job %s: could not queue it on the broker now: %s", job_id, exc)
+        return self.store.require(job_id)
+
     def record_dry_run(self, topic: str, overrides: dict[str, Any], checks: list[dict[str, Any]]) -> JobRow:
         return self.runner.record_dry_run(topic, overrides, checks)
 
     def cancel(self, job_id: str) -> JobRow:
         """Stored first (any worker sees it), then told to every worker through Redis."""
         job = self.store.require(job_id)
-        if not job.finished and self.store.request_cancel(job_id):
+        if job.status == "awaiting_review":
+            self.runner.cancelled(job_id, "cancelled while waiting for plan review")
+        elif not job.finished and self.store.request_cancel(job_id):
             if job.status == "queued":
                 self.runner.cancelled(job_id, "cancelled before it started")
             self.bus.publish_cancel(job_id)

@@ -73,12 +73,12 @@ class LocalBackend:
         self.store.close()
         close_checkpointer(self.checkpointer)
 
-    def submit(self, topic: str, overrides: dict[str, Any]) -> JobRow:
+    def submit(self, topic: str, overrides: dict[str, Any], *, review_plan: bool = False) -> JobRow:
         """Queue a job; :class:`QueueFullError` when ``MAX_QUEUED_JOBS`` are already waiting."""
         limit = self.service.settings.max_queued_jobs
         if self.store.count("queued") >= limit:
             raise QueueFullError(f"{limit} jobs are already queued (MAX_QUEUED_JOBS); try again later")
-        job = self.store.create(topic, overrides=overrides)
+        job = self.store.create(topic, overrides=overrides, review_plan=review_plan)
         self.runner.append(job.id, status_event("queued", "Queued", position=self._queue.qsize() + 1))
         self._queue.put(job.id)
         return job
@@ -86,6 +86,12 @@ class LocalBackend:
     def record_dry_run(self, topic: str, overrides: dict[str, Any], checks: list[dict[str, Any]]) -> JobRow:
         """Store a finished dry-run job: ``completed`` when every check passed, else ``failed``."""
         return self.runner.record_dry_run(topic, overrides, checks)
+
+    def continue_review(self, job_id: str, decision: dict[str, Any]) -> JobRow:
+        """Queue a job awaiting review again; it resumes from its checkpoint with ``decision``."""
+        self.runner.continue_review(job_id, decision)
+        self._queue.put(job_id)
+        return self.store.require(job_id)
 
     def cancel(self, job_id: str) -> JobRow:
         """Cancel a queued job now, or stop a running one (its model call in flight included).
@@ -95,6 +101,8 @@ class LocalBackend:
         job = self.store.require(job_id)
         if job.status == "queued":
             self.runner.cancelled(job_id, "cancelled before it started")
+        elif job.status == "awaiting_review":
+            self.runner.cancelled(job_id, "cancelled while waiting for plan review")
         elif job.status == "running" and self.store.request_cancel(job_id):
             self.runner.signal_cancel(job_id)
         return self.store.require(job_id)

@@ -59,6 +59,8 @@ MIGRATIONS: tuple[str, ...] = (
     # 2: when a queued job is next sent to the broker again if no worker has taken it (an API node
     # that died between storing the job and queueing it must not leave it queued for ever).
     "ALTER TABLE jobs ADD COLUMN requeue_at TIMESTAMPTZ",
+    # 3: plan review: the job stops at ``awaiting_review`` and resumes with the stored decision.
+    "ALTER TABLE jobs ADD COLUMN review_plan BOOLEAN NOT NULL DEFAULT FALSE, ADD COLUMN plan_decision TEXT",
 )
 REQUEUE_LEASES = 4
 """A queued job no worker has taken within this many lease periods is sent to the broker again."""
@@ -151,12 +153,14 @@ class PostgresJobStore:
         with self.pool.connection() as conn:
             return cast("list[dict[str, Any]]", conn.execute(sql, args).fetchall())
 
-    def create(self, topic: str, *, overrides: dict[str, Any], dry_run: bool = False) -> JobRow:
+    def create(
+        self, topic: str, *, overrides: dict[str, Any], dry_run: bool = False, review_plan: bool = False
+    ) -> JobRow:
         job_id = uuid.uuid4().hex
         self._one(
-            "INSERT INTO jobs (id, topic, status, dry_run, overrides, created_at, requeue_at) "
-            "VALUES (%s, %s, 'queued', %s, %s, %s, now() + make_interval(secs => %s)) RETURNING id",
-            (job_id, topic, dry_run, json.dumps(overrides), utc_now(), self.requeue_seconds),
+            "INSERT INTO jobs (id, topic, status, dry_run, overrides, created_at, requeue_at, review_plan) "
+            "VALUES (%s, %s, 'queued', %s, %s, %s, now() + make_interval(secs => %s), %s) RETURNING id",
+            (job_id, topic, dry_run, json.dumps(overrides), utc_now(), self.requeue_seconds, review_plan),
         )
         return self.require(job_id)
 
@@ -257,6 +261,30 @@ class PostgresJobStore:
     def set_run_dir(self, job_id: str, run_dir: str) -> None:
         self._one("UPDATE jobs SET run_dir = %s WHERE id = %s RETURNING id", (run_dir, job_id))
 
+    def await_review(self, job_id: str, event: dict[str, Any], now: float) -> StoredEvent | None:
+        """``running`` → ``awaiting_review`` (lease released), with the plan's event; None when the
+        job was not running."""
+        with self._tx() as conn:
+            row = conn.execute(
+                "UPDATE jobs SET status = 'awaiting_review', lease_owner = NULL, lease_until = NULL "
+                "WHERE id = %s AND status = 'running' RETURNING id",
+                (job_id,),
+            ).fetchone()
+            return _insert_event(conn, job_id, event, now) if row else None
+
+    def resume_review(
+        self, job_id: str, decision: dict[str, Any], event: dict[str, Any], now: float
+    ) -> StoredEvent | None:
+        """``awaiting_review`` → ``queued`` with the reviewed plan; None when it was not waiting."""
+        with self._tx() as conn:
+            row = conn.execute(
+                "UPDATE jobs SET status = 'queued', plan_decision = %s, "
+                "requeue_at = now() + make_interval(secs => %s) "
+                "WHERE id = %s AND status = 'awaiting_review' RETURNING id",
+                (json.dumps(decision, ensure_ascii=False), self.requeue_seconds, job_id),
+            ).fetchone()
+            return _insert_event(conn, job_id, event, now) if row else None
+
     def finish(
         self,
         job_id: str,
@@ -273,7 +301,7 @@ class PostgresJobStore:
             row = conn.execute(
                 "UPDATE jobs SET status = %s, finished_at = %s, result = %s, error = %s, "
                 "lease_owner = NULL, lease_until = NULL "
-                "WHERE id = %s AND status IN ('queued', 'running') RETURNING id",
+                "WHERE id = %s AND status IN ('queued', 'running', 'awaiting_review') RETURNING id",
                 (status, utc_now(), _dump(result), error, job_id),
             ).fetchone()
             return _insert_event(conn, job_id, event, now) if row else None
@@ -335,6 +363,8 @@ def _job(row: dict[str, Any]) -> JobRow:
         attempts=row["attempts"],
         result=json.loads(row["result"]) if row["result"] else None,
         cancel_requested=bool(row["cancel_requested"]),
+        review_plan=bool(row["review_plan"]),
+        plan_decision=json.loads(row["plan_decision"]) if row["plan_decision"] else None,
     )
 
 

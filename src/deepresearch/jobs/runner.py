@@ -16,9 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deepresearch.agent import research_stream
+from deepresearch.agent import AWAITING_REVIEW, research_stream
 from deepresearch.durable import Durability, has_checkpoint
-from deepresearch.errors import ConfigurationError, DeepResearchError
+from deepresearch.errors import ConfigurationError, ConflictError, DeepResearchError
 from deepresearch.events import event as new_event
 
 if TYPE_CHECKING:
@@ -117,6 +117,8 @@ class JobRunner:
                 self._lost.discard(job_id)
 
     def _drive(self, job: JobRow, cancel: threading.Event) -> None:
+        from deepresearch.graph.review import interrupt_reviewer
+
         try:
             settings = self.service.resolve(job.overrides)
         except ConfigurationError as exc:
@@ -130,6 +132,7 @@ class JobRunner:
                 search=self.service.search,
                 cancel=cancel,
                 durable=self._durability(job),
+                review_plan=interrupt_reviewer if job.review_plan else None,
             )
         except DeepResearchError as exc:
             self.fail(job.id, self.service.redactor.text(str(exc)), exc.code)
@@ -146,6 +149,7 @@ class JobRunner:
             job.id,
             resume=has_checkpoint(self.checkpointer, job.id),
             run_dir=Path(job.run_dir) if job.run_dir else None,
+            decision=job.plan_decision,
         )
 
     def _handle(self, job: JobRow, event: dict[str, Any]) -> bool:
@@ -163,6 +167,9 @@ class JobRunner:
             )
             if self._on_interrupted is not None:
                 self._on_interrupted(job.id)
+            return False
+        if event["type"] == "status" and event.get("step") == AWAITING_REVIEW:
+            self._publish(self.store.await_review(job.id, event, time.time()))
             return False
         if event["type"] == "done":
             self.finish(job.id, "completed", event, result=data.get("result"))
@@ -183,6 +190,19 @@ class JobRunner:
         stored = self.store.append_event(job_id, event, time.time())
         self.publish(stored)
         return stored
+
+    def continue_review(self, job_id: str, decision: dict[str, Any]) -> None:
+        """Move a job awaiting review back to ``queued`` with ``decision`` (the backend then runs
+        it); :class:`ConflictError` when it is not awaiting review."""
+        event = status_event("plan_reviewed", "Plan reviewed; the research continues")
+        stored = self.store.resume_review(job_id, decision, event, time.time())
+        if stored is None:
+            raise ConflictError(f"job {job_id} is not awaiting plan review")
+        self.publish(stored)
+
+    def _publish(self, stored: StoredEvent | None) -> None:
+        if stored is not None:
+            self.publish(stored)
 
     def finish(
         self,

@@ -8,7 +8,10 @@ from fastapi import APIRouter, Header, Query, Response, status
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
+from deepresearch.agent import AWAITING_REVIEW
+from deepresearch.domain import TodoItem
 from deepresearch.errors import ConflictError, JobNotFoundError
+from deepresearch.graph.review import decision_reviewer, reviewed
 from deepresearch.jobs.base import JobsBackend
 from deepresearch.result import ResearchResult
 from deepresearch.server.progress import fold
@@ -21,6 +24,8 @@ from deepresearch.server.schemas import (
     JobRequest,
     JobSummary,
     JobView,
+    PlanReview,
+    PlanTask,
     TaskProgress,
 )
 from deepresearch.server.service import Service
@@ -54,6 +59,15 @@ CANCEL_ROUTE: dict[str, Any] = {
     "responses": {**NOT_FOUND, **FINISHED},
     "summary": "Cancel a job",
 }
+PLAN_ROUTE: dict[str, Any] = {
+    "response_model": JobView,
+    "responses": {
+        **NOT_FOUND,
+        409: {"model": ErrorBody, "description": "The job is not awaiting plan review."},
+        422: {"model": ErrorBody, "description": "A task not in the plan, or no task kept."},
+    },
+    "summary": "Accept, drop or edit the plan of a job awaiting review; it continues",
+}
 EVENTS_ROUTE: dict[str, Any] = {
     "response_class": EventSourceResponse,
     "responses": {**SSE_RESPONSE, **NOT_FOUND, 204: {"description": NOTHING_MORE}},
@@ -75,6 +89,7 @@ class JobRoutes:
             ("GET", "", self.list_jobs, {"response_model": JobList, "summary": "List jobs, newest first"}),
             ("GET", "/{job_id}", self.get_job, GET_ROUTE),
             ("DELETE", "/{job_id}", self.cancel_job, CANCEL_ROUTE),
+            ("POST", "/{job_id}/plan", self.review_plan, PLAN_ROUTE),
             ("GET", "/{job_id}/events", self.job_events, EVENTS_ROUTE),
         ):
             router.add_api_route(path, endpoint, methods=[method], **meta)
@@ -84,7 +99,7 @@ class JobRoutes:
         settings = self.service.resolve(body.overrides)
         topic = self.service.check_topic(body.topic, settings)
         if not body.dry_run:
-            return _created(self.manager.submit(topic, body.overrides))
+            return _created(self.manager.submit(topic, body.overrides, review_plan=body.review_plan))
         checks = [c.as_dict() for c in self.service.readiness(settings)]
         job = self.manager.record_dry_run(topic, body.overrides, checks)
         response.status_code = status.HTTP_200_OK
@@ -108,6 +123,16 @@ class JobRoutes:
         if _require(self.manager, job_id).finished:
             raise ConflictError(f"job {job_id} has already finished")
         return job_view(self.manager, self.manager.cancel(job_id))
+
+    def review_plan(self, job_id: str, body: PlanReview) -> JobView:
+        """The job continues from its checkpoint with the reviewed plan (dropped tasks are reported
+        as skipped)."""
+        job = _require(self.manager, job_id)
+        if job.status != "awaiting_review":
+            raise ConflictError(f"job {job_id} is {job.status}, not awaiting plan review")
+        decision = body.decision()
+        check_decision(waiting_plan(self.manager, job_id), decision)
+        return job_view(self.manager, self.manager.continue_review(job_id, decision))
 
     async def job_events(
         self,
@@ -156,9 +181,25 @@ def job_view(manager: JobsBackend, job: JobRow) -> JobView:
         report_markdown=result.report_markdown if result else None,
         result=result,
         checks=[CheckView.model_validate(c) for c in checks] if checks else None,
+        plan=waiting_plan(manager, job.id) if job.status == "awaiting_review" else None,
         error=job.error,
         events_url=f"/tasks/{job.id}/events",
     )
+
+
+def waiting_plan(manager: JobsBackend, job_id: str) -> list[PlanTask]:
+    """The plan a job awaiting review shows (its last ``awaiting_review`` event's tasks)."""
+    shown: list[dict[str, Any]] = []
+    for type_, body in manager.store.event_types(job_id):
+        if type_ == "status" and body.get("step") == AWAITING_REVIEW:
+            shown = body.get("data", {}).get("tasks") or []
+    return [PlanTask.model_validate(t) for t in shown]
+
+
+def check_decision(plan: list[PlanTask], decision: dict[str, Any]) -> None:
+    """:class:`InvalidQuestionError` (422) when the decision names a task the plan lacks or keeps none."""
+    planned = [TodoItem.model_validate(t.model_dump()) for t in plan]
+    reviewed(planned, decision_reviewer(decision)(planned))
 
 
 def _result(job: JobRow) -> ResearchResult | None:

@@ -64,7 +64,56 @@ class JobRequest(RequestBody):
 
     topic: str = Field(min_length=1, description=TOPIC_DOC)
     dry_run: bool = Field(False, description="Check readiness (the doctor checks) without researching.")
+    review_plan: bool = Field(
+        False,
+        description="Stop at status awaiting_review with the plan (GET /tasks/{id} shows it) until "
+        "POST /tasks/{id}/plan accepts, drops or edits its tasks.",
+    )
     overrides: dict[str, Any] = Field(default_factory=dict, description=OVERRIDES_DOC)
+
+
+class PlanTask(BaseModel):
+    """One planned task, as shown for review."""
+
+    id: int
+    title: str
+    intent: str = ""
+    query: str
+
+
+class PlanTaskEdit(RequestBody):
+    """A task to keep, by ``id``; a field given replaces the planned one (blank keeps it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: int = Field(ge=1, le=1000)
+    title: str | None = Field(None, max_length=300)
+    intent: str | None = Field(None, max_length=1000)
+    query: str | None = Field(None, max_length=500)
+
+
+class PlanReview(RequestBody):
+    """The reviewed plan: ``{"accept": true}`` keeps it as planned; ``{"tasks": [...]}`` keeps the
+    listed tasks (with their edits) and drops the others. 422 when a task is not in the plan or
+    none is kept."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"accept": True}, {"tasks": [{"id": 1, "query": "Orloj 1410"}]}]},
+    )
+
+    accept: bool = Field(False, description="Keep the plan as it is (when no tasks are given).")
+    tasks: list[PlanTaskEdit] | None = Field(None, max_length=50, description="The tasks to research.")
+
+    @model_validator(mode="after")
+    def _decides(self) -> PlanReview:
+        if not self.accept and self.tasks is None:
+            raise ValueError('send {"accept": true} or the tasks to keep: {"tasks": [{"id": 1}, ...]}')
+        return self
+
+    def decision(self) -> dict[str, Any]:
+        """The decision the paused run resumes with (see ``graph.review.decision_reviewer``)."""
+        return self.model_dump(exclude_none=True)
 
 
 class CheckView(BaseModel):
@@ -135,6 +184,9 @@ class JobView(BaseModel):
     report_markdown: str | None = None
     result: ResearchResult | None = None
     checks: list[CheckView] | None = None
+    plan: list[PlanTask] | None = Field(
+        None, description="Status awaiting_review: the plan to accept or edit (POST /tasks/{id}/plan)."
+    )
     error: str | None = None
     events_url: str
 

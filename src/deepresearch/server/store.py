@@ -21,9 +21,12 @@ from typing import Any, Literal
 from deepresearch.sqlite import immediate
 from deepresearch.sqlite import migrate as apply_migrations
 
-JobStatus = Literal["queued", "running", "completed", "failed", "cancelled"]
+JobStatus = Literal["queued", "running", "awaiting_review", "completed", "failed", "cancelled"]
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
 UNFINISHED: tuple[str, ...] = ("queued", "running")
+"""What a restart picks up again; a job ``awaiting_review`` waits for a person instead."""
+OPEN: tuple[str, ...] = (*UNFINISHED, "awaiting_review")
+"""Not finished: what ``finish`` may end."""
 
 MIGRATIONS: tuple[str, ...] = (
     """
@@ -56,12 +59,19 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE jobs ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;
     """,
+    # 3: plan review: the job stops at ``awaiting_review`` and resumes with the stored decision.
+    """
+    ALTER TABLE jobs ADD COLUMN review_plan INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE jobs ADD COLUMN plan_decision TEXT;
+    """,
 )
 
 
 @dataclass(frozen=True)
 class JobRow:
-    """One job as stored. ``result`` is the run's result (or the dry run's checks) when finished."""
+    """One job as stored. ``result`` is the run's result (or the dry run's checks) when finished;
+    ``review_plan`` stops the run at ``awaiting_review`` with its plan, and ``plan_decision`` is the
+    reviewed plan it resumes with (see :func:`deepresearch.graph.review.decision_reviewer`)."""
 
     id: str
     topic: str
@@ -76,6 +86,8 @@ class JobRow:
     attempts: int
     result: dict[str, Any] | None
     cancel_requested: bool = False
+    review_plan: bool = False
+    plan_decision: dict[str, Any] | None = None
 
     @property
     def finished(self) -> bool:
@@ -129,14 +141,16 @@ class JobStore:
     def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
         return immediate(self._conn, self._lock)
 
-    def create(self, topic: str, *, overrides: dict[str, Any], dry_run: bool = False) -> JobRow:
+    def create(
+        self, topic: str, *, overrides: dict[str, Any], dry_run: bool = False, review_plan: bool = False
+    ) -> JobRow:
         """A new ``queued`` job with a fresh random id."""
         job_id = uuid.uuid4().hex
         with self._tx() as db:
             db.execute(
-                "INSERT INTO jobs (id, topic, status, dry_run, overrides, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (job_id, topic, "queued", int(dry_run), json.dumps(overrides), utc_now()),
+                "INSERT INTO jobs (id, topic, status, dry_run, overrides, created_at, review_plan) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (job_id, topic, "queued", int(dry_run), json.dumps(overrides), utc_now(), int(review_plan)),
             )
         return self.require(job_id)
 
@@ -195,6 +209,28 @@ class JobStore:
         with self._tx() as db:
             db.execute("UPDATE jobs SET run_dir = ? WHERE id = ?", (run_dir, job_id))
 
+    def await_review(self, job_id: str, event: dict[str, Any], now: float) -> StoredEvent | None:
+        """``running`` → ``awaiting_review``, with the event showing the plan (one transaction);
+        None when the job was not running."""
+        with self._tx() as db:
+            cur = db.execute(
+                "UPDATE jobs SET status = 'awaiting_review' WHERE id = ? AND status = 'running'", (job_id,)
+            )
+            return self._insert_event(db, job_id, event, now) if cur.rowcount == 1 else None
+
+    def resume_review(
+        self, job_id: str, decision: dict[str, Any], event: dict[str, Any], now: float
+    ) -> StoredEvent | None:
+        """``awaiting_review`` → ``queued`` with the reviewed plan (one transaction); None when the
+        job was not awaiting review."""
+        with self._tx() as db:
+            cur = db.execute(
+                "UPDATE jobs SET status = 'queued', plan_decision = ? "
+                "WHERE id = ? AND status = 'awaiting_review'",
+                (json.dumps(decision, ensure_ascii=False), job_id),
+            )
+            return self._insert_event(db, job_id, event, now) if cur.rowcount == 1 else None
+
     def finish(
         self,
         job_id: str,
@@ -211,8 +247,8 @@ class JobStore:
         with self._tx() as db:
             cur = db.execute(
                 "UPDATE jobs SET status = ?, finished_at = ?, result = ?, error = ? "
-                "WHERE id = ? AND status IN (?, ?)",
-                (status, utc_now(), _dump(result), error, job_id, *UNFINISHED),
+                "WHERE id = ? AND status IN (?, ?, ?)",
+                (status, utc_now(), _dump(result), error, job_id, *OPEN),
             )
             return self._insert_event(db, job_id, event, now) if cur.rowcount == 1 else None
 
@@ -285,6 +321,8 @@ def _job(row: sqlite3.Row) -> JobRow:
         attempts=row["attempts"],
         result=json.loads(row["result"]) if row["result"] else None,
         cancel_requested=bool(row["cancel_requested"]),
+        review_plan=bool(row["review_plan"]),
+        plan_decision=json.loads(row["plan_decision"]) if row["plan_decision"] else None,
     )
 
 
