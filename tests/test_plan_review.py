@@ -147,3 +147,22 @@ def test_cli_review_accepts_on_enter_and_stops_on_x(cli_env: dict[str, str]) -> 
     assert all(t["skip_reason"] != DROPPED for t in json.loads(accepted.stdout)["todo_items"])
     stopped = cli(cli_env, "x\n")
     assert stopped.returncode != 0 and "stopped at plan review" in stopped.stderr
+
+
+def test_a_dropped_task_stays_dropped_in_later_rounds(settings: Settings, local_search: LocalSearch) -> None:
+    search = spying(local_search)
+    planned: list[TodoItem] = []
+
+    def keep_first(tasks: list[TodoItem]) -> Sequence[TodoItem]:
+        planned.extend(tasks)
+        return tasks[:1]
+
+    result = research(
+        QUESTION, settings=settings, model=ScriptedModel(), search=search, max_web_research_loops=3,
+        relevance_threshold=100, review_plan=keep_first,
+    )  # fmt: skip
+    assert result.rounds >= 2, "a later round ran"
+    dropped = {t.id for t in planned[1:]}
+    kept = [t for t in result.todo_items if t.id in dropped]
+    assert kept and all(t.status == "skipped" and t.skip_reason == DROPPED for t in kept)
+    assert not {t.query for t in planned[1:]} & set(search.queries)

@@ -21,6 +21,7 @@ from deepresearch.graph.planning import (
     normalize_query,
     question_entities,
 )
+from deepresearch.graph.review import DROPPED
 from deepresearch.graph.state import ResearchState
 from deepresearch.text import key_stems, key_terms, missing_terms, stems, term_stems
 
@@ -77,12 +78,15 @@ def second_hop_queries(question: str, sources: Sequence[Source]) -> list[str]:
 
 def weak_tasks(state: ResearchState, threshold: float) -> list[tuple[TodoItem, TaskJudgement | None]]:
     """Tasks below the relevance threshold, skipped or unjudged; every task when the sources read
-    so far do not answer the question (relevant passages that answer nothing need another hop)."""
+    so far do not answer the question (relevant passages that answer nothing need another hop).
+    A task the person dropped at plan review is never researched again."""
     evaluations = state.get("evaluations", [])
     latest = {j.task_id: j for j in evaluations[-1].tasks} if evaluations else {}
     unanswered = bool(evaluations) and not evaluations[-1].answered
     weak = []
     for task in state["tasks"]:
+        if task.skip_reason == DROPPED:
+            continue
         judgement = latest.get(task.id)
         if unanswered or task.status == "skipped" or judgement is None or judgement.relevance < threshold:
             weak.append((task, judgement))
