@@ -136,3 +136,31 @@ def test_api_docs_render_with_no_outside_network(serve: Serve, browser_page) -> 
     assert page.inner_text(".swagger-ui .info .title").startswith("deepresearch")
     assert page.query_selector(".swagger-ui .opblock") is not None
     assert outside == []
+
+
+def test_page_reviews_the_plan_before_the_research(serve: Serve, browser_page) -> None:  # type: ignore[no-untyped-def]
+    from deepresearch.graph.review import DROPPED
+
+    from .helpers import corpus_search
+
+    page = browser_page
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    search = StaticSearch(default=corpus_search)
+    page.goto(serve(search=search, relevance_threshold=100).url + "/")
+    page.fill("#question", TOPIC)
+    page.check("#review")
+    page.click("#submit")
+    page.wait_for_selector("#plan-review li input.query", timeout=30_000)
+    assert search.queries == [], "the page shows the plan before any search"
+    rows = page.query_selector_all("#plan-review li")
+    assert len(rows) >= 2
+    rows[0].query_selector("input.query").fill("Prague Orloj construction year")  # type: ignore[union-attr]
+    rows[1].query_selector("input.drop").check()  # type: ignore[union-attr]
+    page.click("#continue")
+    page.wait_for_selector("#report article.report h2", timeout=60_000)
+    assert page.is_hidden("#plan-box")
+    statuses = page.eval_on_selector_all("#todo li", "els => els.map(e => e.dataset.status)")
+    assert "skipped" in statuses and search.queries[0] == "Prague Orloj construction year"
+    assert DROPPED in page.inner_text("#report")
+    assert errors == []
