@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deepresearch.jobs.health import cluster_checks
+from deepresearch.doctor.cluster import cluster_checks
 from deepresearch.settings import Settings
 
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from deepresearch.jobs.limits import RedisIntervalGate, RedisSlots, interval_gate
+from deepresearch.limits import RedisIntervalGate, RedisSlots, interval_gate
 from deepresearch.retry import IntervalGate
 from deepresearch.settings import Settings
 

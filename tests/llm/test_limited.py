@@ -6,7 +6,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from deepresearch.jobs.limits import call_slots
+from deepresearch.limits import call_slots
 from deepresearch.llm.base import Message
 from deepresearch.llm.limited import LimitedModel
 from deepresearch.llm.testing import FunctionModel

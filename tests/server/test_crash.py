@@ -16,8 +16,8 @@ import httpx
 import pytest
 
 from deepresearch.errors import DeepResearchError
+from deepresearch.jobs.store import MIGRATIONS, JobStore
 from deepresearch.llm.testing import ScriptedModel
-from deepresearch.server.store import MIGRATIONS, JobStore
 from deepresearch.sqlite import migrate as migrate_to
 
 from .conftest import Serve

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
+from deepresearch.jobs.store import JobStore
 from deepresearch.llm.testing import FunctionModel, ModelCall, ScriptedModel, default_answer
 from deepresearch.search.base import SearchHit
 from deepresearch.search.testing import StaticSearch
 from deepresearch.server import ServerOptions, create_app
-from deepresearch.server.store import JobStore
 from deepresearch.settings import Settings
 
 from ..fakeopenai import FakeOpenAI, research_responder

@@ -204,7 +204,7 @@ def serve(
 def _jobs_home(settings: Settings) -> str:
     """Where this node's jobs live: the SQLite file, or the PostgreSQL database (no password)."""
     if settings.jobs_backend == "celery" and settings.database_url is not None:
-        from deepresearch.jobs.health import where
+        from deepresearch.doctor.cluster import where
 
         return f"PostgreSQL {where(settings.database_url.get_secret_value())}, Celery workers"
     return str(settings.jobs_db_path)

@@ -17,10 +17,10 @@ def mcp_command() -> None:
 
     with _friendly_errors():
         if importlib.util.find_spec("mcp") is None:
-            from deepresearch.mcp import MISSING
+            from deepresearch.server.mcp import MISSING
 
             raise ConfigurationError(MISSING)
         settings = Settings.load()
-    from deepresearch.mcp.stdio import run_stdio
+    from deepresearch.server.mcp.stdio import run_stdio
 
     run_stdio(settings)

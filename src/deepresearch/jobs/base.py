@@ -14,11 +14,11 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from deepresearch.server.store import JobRow, JobStatus, StoredEvent
+    from deepresearch.jobs.store import JobRow, JobStatus, StoredEvent
 
 
 class JobStoreLike(Protocol):
-    """Jobs and their numbered events, in SQLite (:class:`~deepresearch.server.store.JobStore`) or
+    """Jobs and their numbered events, in SQLite (:class:`~deepresearch.jobs.store.JobStore`) or
     PostgreSQL (:class:`~deepresearch.jobs.postgres.PostgresJobStore`)."""
 
     def create(

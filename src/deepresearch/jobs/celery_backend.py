@@ -21,8 +21,8 @@ from deepresearch.jobs.runner import JobRunner, status_event
 if TYPE_CHECKING:
     from celery import Celery
 
-    from deepresearch.server.service import Service
-    from deepresearch.server.store import JobRow
+    from deepresearch.jobs.store import JobRow
+    from deepresearch.service import Service
     from deepresearch.settings import Settings
 
 logger = logging.getLogger(__name__)

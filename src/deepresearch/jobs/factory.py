@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from deepresearch.jobs.base import JobsBackend
-    from deepresearch.server.service import Service
+    from deepresearch.service import Service
 
 CHECKPOINTS_FILE = "checkpoints.sqlite"
 
@@ -21,7 +21,7 @@ def jobs_backend(service: Service) -> JobsBackend:
         return CeleryBackend.from_settings(service)
     from deepresearch.durable import sqlite_checkpointer
     from deepresearch.jobs.local import LocalBackend
-    from deepresearch.server.store import JobStore
+    from deepresearch.jobs.store import JobStore
 
     checkpointer = sqlite_checkpointer(settings.jobs_db_path.with_name(CHECKPOINTS_FILE))
     return LocalBackend(service, JobStore(settings.jobs_db_path), checkpointer)

@@ -1,6 +1,6 @@
 """``JOBS_BACKEND=local``: a queue and ``MAX_CONCURRENT_JOBS`` threads in the API process, SQLite.
 
-Every job and every event it streams is written to the :class:`~deepresearch.server.store.JobStore`
+Every job and every event it streams is written to the :class:`~deepresearch.jobs.store.JobStore`
 before anyone sees it. Each run is checkpointed under ``thread_id = job id``; when the server
 starts, jobs left ``running`` (the process died or was stopped) resume from their last checkpoint
 and jobs left ``queued`` are queued again. A job interrupted ``max_job_attempts`` times is failed.
@@ -21,8 +21,8 @@ from deepresearch.jobs.runner import JobRunner, status_event
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
-    from deepresearch.server.service import Service
-    from deepresearch.server.store import JobRow, JobStore
+    from deepresearch.jobs.store import JobRow, JobStore
+    from deepresearch.service import Service
 
 logger = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
 from deepresearch.errors import ConfigurationError, DeepResearchError
-from deepresearch.server.store import UNFINISHED, JobRow, JobStatus, StoredEvent, utc_now
+from deepresearch.jobs.store import UNFINISHED, JobRow, JobStatus, StoredEvent, utc_now
 
 if TYPE_CHECKING:
     import psycopg
@@ -125,7 +125,7 @@ def postgres_checkpointer(pool: ConnectionPool) -> Any:
 
 
 class PostgresJobStore:
-    """The same contract as the SQLite :class:`~deepresearch.server.store.JobStore`, shared by every
+    """The same contract as the SQLite :class:`~deepresearch.jobs.store.JobStore`, shared by every
     API node and worker. ``owner`` names this process in the leases it takes."""
 
     def __init__(

@@ -15,25 +15,14 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from deepresearch.errors import ConfigurationError
-from deepresearch.server.store import StoredEvent
+from deepresearch.jobs.store import StoredEvent
+from deepresearch.limits import redis_client
 
 logger = logging.getLogger(__name__)
 
 PREFIX = "deepresearch"
 EVENTS = f"{PREFIX}:events:"
 CANCEL = f"{PREFIX}:cancel"
-
-
-def redis_client(url: str) -> Any:
-    """A client for ``url``; :class:`ConfigurationError` naming the extra when redis-py is missing."""
-    try:
-        import redis
-    except ImportError as exc:
-        raise ConfigurationError(
-            "JOBS_BACKEND=celery needs the team extra: pip install 'deepresearch-offline[team]'"
-        ) from exc
-    return redis.Redis.from_url(url, health_check_interval=30, socket_connect_timeout=5)
 
 
 class RedisBus:

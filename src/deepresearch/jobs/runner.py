@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
     from deepresearch.jobs.base import JobStoreLike
-    from deepresearch.server.service import Service
-    from deepresearch.server.store import JobRow, JobStatus, StoredEvent
+    from deepresearch.jobs.store import JobRow, JobStatus, StoredEvent
+    from deepresearch.service import Service
 
 logger = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from deepresearch.llm.base import ChatModel
     from deepresearch.search.base import SearchBackend
-    from deepresearch.server.service import ServerOptions
+    from deepresearch.service import ServerOptions
     from deepresearch.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -108,8 +108,7 @@ def build_runtime(
     options: ServerOptions | None = None,
 ) -> WorkerRuntime:
     """Connect to Redis and PostgreSQL (migrating it) and register the job task on a Celery app."""
-    from deepresearch.server.security import Redactor
-    from deepresearch.server.service import ServerOptions, Service
+    from deepresearch.service import Redactor, ServerOptions, Service
 
     redis_url, database_url = require_urls(settings)
     pool = connection_pool(database_url, max_size=20)

@@ -134,13 +134,13 @@ def _file_identity(path: Path) -> dict[str, Any]:
 def _wrapped(settings: Settings, model: ChatModel, identity: dict[str, Any]) -> ChatModel:
     wrappers: list[Callable[[ChatModel], ChatModel]] = []
     if settings.llm_min_interval_seconds > 0:
-        from deepresearch.jobs.limits import model_gate
+        from deepresearch.limits import model_gate
         from deepresearch.llm.pacing import PROCESS_GATE, PacedModel
 
         gate = model_gate(settings) or PROCESS_GATE
         wrappers.append(lambda inner: PacedModel(inner, settings.llm_min_interval_seconds, gate=gate))
     if settings.llm_max_concurrency > 0:
-        from deepresearch.jobs.limits import call_slots
+        from deepresearch.limits import call_slots
         from deepresearch.llm.limited import LimitedModel
 
         hold = 2 * settings.llm_timeout

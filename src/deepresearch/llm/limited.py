@@ -2,7 +2,7 @@
 
 Servers that run one or two requests at a time (llama.cpp, a small vLLM) time out the rest when
 parallel research branches, and parallel jobs, all call at once. The slots come from
-:func:`deepresearch.jobs.limits.call_slots`: process-wide, or cluster-wide in Redis for
+:func:`deepresearch.limits.call_slots`: process-wide, or cluster-wide in Redis for
 ``JOBS_BACKEND=celery``.
 """
 

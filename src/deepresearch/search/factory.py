@@ -8,7 +8,7 @@ from deepresearch.errors import ConfigurationError
 from deepresearch.index.corpus import local_index_path
 from deepresearch.index.embeddings import embedder_for
 from deepresearch.index.store import DocumentIndex
-from deepresearch.jobs.limits import interval_gate
+from deepresearch.limits import interval_gate
 from deepresearch.search.base import SearchBackend
 from deepresearch.search.chain import SearchChain
 from deepresearch.search.local import LocalSearch

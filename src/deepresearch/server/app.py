@@ -21,6 +21,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 
+from deepresearch.doctor import readiness
 from deepresearch.jobs.base import JobsBackend
 from deepresearch.jobs.factory import jobs_backend
 from deepresearch.llm.base import ChatModel
@@ -35,12 +36,11 @@ from deepresearch.server.routes_research import Admission, research_router
 from deepresearch.server.schemas import CheckView, ErrorBody, Health, Readiness
 from deepresearch.server.security import (
     BodyLimitMiddleware,
-    Redactor,
     install_browser_guard,
     install_cors,
     token_guard,
 )
-from deepresearch.server.service import ServerOptions, Service
+from deepresearch.service import Redactor, ServerOptions, Service
 from deepresearch.settings import Settings
 
 UNAUTHORIZED: dict[int | str, dict[str, Any]] = {
@@ -139,7 +139,7 @@ def _ready_router(service: Service) -> APIRouter:
         summary="Readiness: the doctor checks",
     )
     def readyz(response: Response) -> Readiness:
-        checks = [CheckView.model_validate(c.as_dict()) for c in service.readiness()]
+        checks = [CheckView.model_validate(c.as_dict()) for c in readiness(service)]
         ready = all(c.ok for c in checks)
         response.status_code = status.HTTP_200_OK if ready else status.HTTP_503_SERVICE_UNAVAILABLE
         return Readiness(ready=ready, checks=checks)

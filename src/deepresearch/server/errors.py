@@ -19,7 +19,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 
 from deepresearch.errors import DeepResearchError, QueueFullError
-from deepresearch.server.security import Redactor
+from deepresearch.service import Redactor
 
 logger = logging.getLogger(__name__)
 

@@ -9,10 +9,12 @@ from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
 from deepresearch.agent import AWAITING_REVIEW
+from deepresearch.doctor import readiness
 from deepresearch.domain import TodoItem
 from deepresearch.errors import ConflictError, JobNotFoundError
 from deepresearch.graph.review import decision_reviewer, reviewed
 from deepresearch.jobs.base import JobsBackend
+from deepresearch.jobs.store import JobRow, JobStatus
 from deepresearch.result import ResearchResult
 from deepresearch.server.progress import fold
 from deepresearch.server.schemas import (
@@ -28,9 +30,8 @@ from deepresearch.server.schemas import (
     PlanTask,
     TaskProgress,
 )
-from deepresearch.server.service import Service
 from deepresearch.server.sse import job_messages, sse_response
-from deepresearch.server.store import JobRow, JobStatus
+from deepresearch.service import Service
 
 NOTHING_MORE = "The job has finished and every event was sent; EventSource stops reconnecting."
 NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "No such job."}}
@@ -100,7 +101,7 @@ class JobRoutes:
         topic = self.service.check_topic(body.topic, settings)
         if not body.dry_run:
             return _created(self.manager.submit(topic, body.overrides, review_plan=body.review_plan))
-        checks = [c.as_dict() for c in self.service.readiness(settings)]
+        checks = [c.as_dict() for c in readiness(self.service, settings)]
         job = self.manager.record_dry_run(topic, body.overrides, checks)
         response.status_code = status.HTTP_200_OK
         ready = job.status == "completed"

@@ -8,7 +8,7 @@ import logging
 from fastapi import FastAPI
 
 from deepresearch.jobs.base import JobsBackend
-from deepresearch.server.service import Service
+from deepresearch.service import Service
 
 _log = logging.getLogger("deepresearch.server")
 
@@ -18,7 +18,7 @@ def install_mcp(app: FastAPI, service: Service, manager: JobsBackend) -> bool:
     if importlib.util.find_spec("mcp") is None:
         _log.info("no /mcp: pip install 'deepresearch-offline[mcp]' to serve MCP")
         return False
-    from deepresearch.mcp.http import mount_mcp
+    from deepresearch.server.mcp.http import mount_mcp
 
     mount_mcp(app, service, manager)
     return True

@@ -14,8 +14,8 @@ from deepresearch.agent import research_stream
 from deepresearch.errors import DeepResearchError, QueueFullError, error_from_code
 from deepresearch.result import ResearchResult
 from deepresearch.server.schemas import SSE_RESPONSE, TOPIC_DOC, ErrorBody, ResearchRequest
-from deepresearch.server.service import Service
 from deepresearch.server.sse import ThreadedRun, run_messages, sse_response
+from deepresearch.service import Service
 
 DISCONNECT_POLL_SECONDS = 0.5
 NO_REPLAY = "A reconnect (Last-Event-ID sent): direct runs end with their stream; nothing is started."

@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from deepresearch.jobs.store import JobStatus
 from deepresearch.result import ResearchResult
-from deepresearch.server.store import JobStatus
 from deepresearch.settings import REQUEST_SETTINGS
 
 TOPIC_DOC = "The research question; at most MAX_QUESTION_CHARS characters (default 2000)."

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import FastAPI, HTTPException, Security, status
 from fastapi.middleware.cors import CORSMiddleware
@@ -14,33 +14,9 @@ from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from deepresearch.settings import SECRET_FIELDS, Settings, mask_secret
+from deepresearch.settings import Settings
 
 bearer_scheme = HTTPBearer(auto_error=False, description="The server's API_TOKEN, when one is set.")
-
-
-class Redactor:
-    """Replaces every configured secret value (API keys, the API token) with its masked form.
-
-    Applied to everything the service sends or stores from a run, so a secret echoed in an
-    upstream error message never reaches a client or the jobs database.
-    """
-
-    def __init__(self, settings: Settings) -> None:
-        raw = (getattr(settings, name) for name in SECRET_FIELDS)
-        values = {s.get_secret_value() for s in raw if s is not None}
-        self._pairs = sorted(((v, mask_secret(v) or "***") for v in values if v), key=lambda p: -len(p[0]))
-
-    def text(self, value: str) -> str:
-        for secret, masked in self._pairs:
-            value = value.replace(secret, masked)
-        return value
-
-    def data(self, value: Any) -> Any:
-        """``value`` (JSON-like) with secrets masked in every string, keys included."""
-        if not self._pairs:
-            return value
-        return json.loads(self.text(json.dumps(value, ensure_ascii=False)))
 
 
 def token_guard(settings: Settings) -> Callable[..., Awaitable[None]]:

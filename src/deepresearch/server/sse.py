@@ -17,8 +17,8 @@ from starlette.concurrency import run_in_threadpool
 
 from deepresearch.events import Event
 from deepresearch.jobs.base import JobsBackend
-from deepresearch.server.security import Redactor
-from deepresearch.server.store import StoredEvent
+from deepresearch.jobs.store import StoredEvent
+from deepresearch.service import Redactor
 
 STORE_BATCH = 500
 IDLE_RECHECK_SECONDS = 5.0

@@ -28,7 +28,7 @@ from deepresearch.errors import DeepResearchError, JobNotFoundError
 from deepresearch.events import Event
 from deepresearch.jobs.base import JobsBackend
 from deepresearch.result import ResearchResult
-from deepresearch.server.service import Service
+from deepresearch.service import Service
 
 REPORT_URI = "deepresearch://reports/{job_id}"
 PASSAGE_CHARS = 1500

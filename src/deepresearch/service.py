@@ -1,17 +1,41 @@
-"""What every route shares: the server's settings, the injected parts, request validation."""
+"""What the HTTP routes, the MCP tools and the job workers share: the server's settings, the
+injected parts, request validation and the masking of secrets."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from deepresearch.doctor import Check, run_checks
 from deepresearch.errors import ConfigurationError, InvalidQuestionError
 from deepresearch.llm.base import ChatModel
 from deepresearch.search.base import SearchBackend
-from deepresearch.server.security import Redactor
-from deepresearch.settings import Settings, request_settings
+from deepresearch.settings import SECRET_FIELDS, Settings, mask_secret, request_settings
+
+
+class Redactor:
+    """Replaces every configured secret value (API keys, the API token) with its masked form.
+
+    Applied to everything the service sends or stores from a run, so a secret echoed in an
+    upstream error message never reaches a client or the jobs database.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        raw = (getattr(settings, name) for name in SECRET_FIELDS)
+        values = {s.get_secret_value() for s in raw if s is not None}
+        self._pairs = sorted(((v, mask_secret(v) or "***") for v in values if v), key=lambda p: -len(p[0]))
+
+    def text(self, value: str) -> str:
+        for secret, masked in self._pairs:
+            value = value.replace(secret, masked)
+        return value
+
+    def data(self, value: Any) -> Any:
+        """``value`` (JSON-like) with secrets masked in every string, keys included."""
+        if not self._pairs:
+            return value
+        return json.loads(self.text(json.dumps(value, ensure_ascii=False)))
 
 
 @dataclass(frozen=True)
@@ -58,16 +82,3 @@ class Service:
                 "(MAX_QUESTION_CHARS)"
             )
         return cleaned
-
-    def readiness(self, settings: Settings | None = None) -> list[Check]:
-        """The doctor's checks; a part injected into the app replaces the checks of its setting."""
-        checks = run_checks(settings or self.settings, probe=False)
-        if self.model is not None:
-            name = getattr(self.model, "name", type(self.model).__name__)
-            checks = [c for c in checks if c.name not in ("provider", "model")]
-            checks.insert(0, Check("model", True, f"model supplied by the application ({name})"))
-        if self.search is not None:
-            name = getattr(self.search, "name", type(self.search).__name__)
-            checks = [c for c in checks if c.name != "search"]
-            checks.insert(1, Check("search", True, f"search backend supplied by the application ({name})"))
-        return [Check(c.name, c.ok, self.redactor.text(c.detail), self.redactor.text(c.fix)) for c in checks]

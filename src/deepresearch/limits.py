@@ -1,5 +1,8 @@
 """Pacing shared by every process of a team setup: model-call and search intervals kept in Redis.
 
+A low layer: :mod:`deepresearch.llm` and :mod:`deepresearch.search` take their gates here, and
+:mod:`deepresearch.jobs` takes its Redis client (:func:`redis_client`), so neither imports the jobs.
+
 With ``JOBS_BACKEND=celery`` every worker and API node takes its call slots from one Redis key per
 limit, on Redis's clock, so twenty workers together keep DuckDuckGo's one second between
 searches (and ``LLM_MIN_INTERVAL_SECONDS`` between model calls) instead of each keeping it on its
@@ -19,6 +22,7 @@ from contextlib import AbstractContextManager, contextmanager
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from deepresearch.errors import ConfigurationError
 from deepresearch.retry import IntervalGate
 
 if TYPE_CHECKING:
@@ -149,8 +153,17 @@ def model_gate(settings: Settings) -> IntervalGate | None:
     return interval_gate("llm", settings.llm_min_interval_seconds, settings)
 
 
+def redis_client(url: str) -> Any:
+    """A client for ``url``; :class:`ConfigurationError` naming the extra when redis-py is missing."""
+    try:
+        import redis
+    except ImportError as exc:
+        raise ConfigurationError(
+            "JOBS_BACKEND=celery needs the team extra: pip install 'deepresearch-offline[team]'"
+        ) from exc
+    return redis.Redis.from_url(url, health_check_interval=30, socket_connect_timeout=5)
+
+
 @cache
 def _client(url: str) -> Any:
-    from deepresearch.jobs.redis_bus import redis_client
-
     return redis_client(url)

@@ -14,6 +14,7 @@ from deepresearch.settings import Settings
 if TYPE_CHECKING:
     from deepresearch.llm.presets import ServerConfig
     from deepresearch.llm.serverinfo import ServerModels
+    from deepresearch.service import Service
 
 
 @dataclass(frozen=True)
@@ -39,10 +40,27 @@ def run_checks(settings: Settings, *, probe: bool = True) -> list[Check]:
     With ``probe`` (the default, for ``deepresearch doctor``) one tiny structured call tells which
     constrained decoding the server accepts; a readiness endpoint polled often passes ``False``.
     """
-    from deepresearch.jobs.health import cluster_checks
+    from deepresearch.doctor.cluster import cluster_checks
 
     checks = [_provider(settings), *_model_checks(settings, probe), _index(settings), _workspaces(settings)]
     return [*checks, *cluster_checks(settings)]
+
+
+def readiness(service: Service, settings: Settings | None = None) -> list[Check]:
+    """The doctor's checks for ``/readyz`` (no probe call); a part injected into the app replaces the
+    checks of its setting, and secrets are masked."""
+    checks = run_checks(settings or service.settings, probe=False)
+    if service.model is not None:
+        name = getattr(service.model, "name", type(service.model).__name__)
+        checks = [c for c in checks if c.name not in ("provider", "model")]
+        checks.insert(0, Check("model", True, f"model supplied by the application ({name})"))
+    if service.search is not None:
+        name = getattr(service.search, "name", type(service.search).__name__)
+        checks = [c for c in checks if c.name != "search"]
+        checks.insert(1, Check("search", True, f"search backend supplied by the application ({name})"))
+    return [
+        Check(c.name, c.ok, service.redactor.text(c.detail), service.redactor.text(c.fix)) for c in checks
+    ]
 
 
 def _provider(settings: Settings) -> Check:

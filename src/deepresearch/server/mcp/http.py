@@ -18,8 +18,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from deepresearch.jobs.base import JobsBackend
-from deepresearch.mcp.server import build_server
-from deepresearch.server.service import Service
+from deepresearch.server.mcp.server import build_server
+from deepresearch.service import Service
 
 MCP_PATH = "/mcp"
 UNAUTHORIZED = "missing or wrong bearer token: send Authorization: Bearer <API_TOKEN>"

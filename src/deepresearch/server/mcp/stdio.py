@@ -16,9 +16,8 @@ def run_stdio(
 ) -> None:
     """Serve MCP on stdio until the client closes it."""
     from deepresearch.jobs.factory import jobs_backend
-    from deepresearch.mcp.server import build_server
-    from deepresearch.server.security import Redactor
-    from deepresearch.server.service import ServerOptions, Service
+    from deepresearch.server.mcp.server import build_server
+    from deepresearch.service import Redactor, ServerOptions, Service
 
     service = Service(settings, model, search, ServerOptions(), Redactor(settings))
     manager = jobs_backend(service)
