@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+TEAM_EXTRA = "JOBS_BACKEND=celery needs the team extra: pip install 'deepresearch-offline[team]'"
 KEY_PREFIX = "deepresearch:pace:"
 _RESERVE = """
 local t = redis.call('TIME')
@@ -158,9 +159,7 @@ def redis_client(url: str) -> Any:
     try:
         import redis
     except ImportError as exc:
-        raise ConfigurationError(
-            "JOBS_BACKEND=celery needs the team extra: pip install 'deepresearch-offline[team]'"
-        ) from exc
+        raise ConfigurationError(TEAM_EXTRA) from exc
     return redis.Redis.from_url(url, health_check_interval=30, socket_connect_timeout=5)
 
 

@@ -140,20 +140,19 @@ def build_plan(
     return [t.model_copy(update={"id": i + 1}) for i, t in enumerate(tasks[:MAX_TASKS])], fallbacks
 
 
+FALLBACK_TASKS = {
+    "zh": ("背景梳理", "梳理与“{q}”相关的基础背景与最新进展", "{q} 最新进展"),
+    "en": ("background", "Background and latest developments on: {q}", "{q} latest developments"),
+}
+
+
 def fallback_task(question: str, language: str) -> TodoItem:
-    if language == "zh":
-        return TodoItem(
-            id=1,
-            title="背景梳理",
-            intent=f"梳理与“{question}”相关的基础背景与最新进展",
-            query=f"{question} 最新进展",
-            is_fallback=True,
-        )
+    title, intent, query = FALLBACK_TASKS["zh" if language == "zh" else "en"]
     return TodoItem(
         id=1,
-        title="background",
-        intent=f"Background and latest developments on: {question}",
-        query=f"{question} latest developments",
+        title=title,
+        intent=intent.format(q=question),
+        query=query.format(q=question),
         is_fallback=True,
     )
 

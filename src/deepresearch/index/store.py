@@ -23,6 +23,7 @@ import hashlib
 import sqlite3
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -130,17 +131,6 @@ class IndexStats:
     passages_added: int = 0
     passages_total: int = 0
     seconds: float = 0.0
-    records_skipped: int = 0
-    files_failed: int = 0
-    passages_embedded: int = 0
-
-
-@dataclass
-class _Tally:
-    files_indexed: int = 0
-    files_skipped_unchanged: int = 0
-    files_removed: int = 0
-    passages_added: int = 0
     records_skipped: int = 0
     files_failed: int = 0
     passages_embedded: int = 0
@@ -335,14 +325,14 @@ class DocumentIndex:
         reported through ``progress`` and counted in ``files_failed``; they never stop the run.
         """
         started = time.perf_counter()
-        tally = _Tally()
+        tally: Counter[str] = Counter()
         report = progress or _ignore
         for root in paths:
             self._index_root(Path(root).resolve(), tally, report)
-        tally.passages_embedded = self.embed_pending(report)
-        return IndexStats(passages_total=self.count(), seconds=time.perf_counter() - started, **vars(tally))
+        tally["passages_embedded"] = self.embed_pending(report)
+        return IndexStats(passages_total=self.count(), seconds=time.perf_counter() - started, **tally)
 
-    def _index_root(self, root: Path, tally: _Tally, report: Progress) -> None:
+    def _index_root(self, root: Path, tally: Counter[str], report: Progress) -> None:
         if root.is_dir():
             seen = {str(path) for path in iter_supported_files(root)}
             for path in sorted(seen):
@@ -355,17 +345,17 @@ class DocumentIndex:
         else:
             self._remove_missing(root, set(), tally, report)
 
-    def _index_file(self, path: Path, tally: _Tally, report: Progress) -> None:
+    def _index_file(self, path: Path, tally: Counter[str], report: Progress) -> None:
         try:
             data = path.read_bytes()
             mtime = path.stat().st_mtime
         except OSError as exc:
-            tally.files_failed += 1
+            tally["files_failed"] += 1
             report(f"failed {path}: {exc}")
             return
         digest = hashlib.sha256(data).hexdigest()
         if self._known_digest(str(path)) == digest:
-            tally.files_skipped_unchanged += 1
+            tally["files_skipped_unchanged"] += 1
             report(f"unchanged {path}")
             return
         loaded = load_file(path, data)
@@ -377,9 +367,9 @@ class DocumentIndex:
                 (str(path), digest, mtime),
             )
         skipped = loaded.bad_records + duplicates
-        tally.files_indexed += 1
-        tally.passages_added += added
-        tally.records_skipped += skipped
+        tally["files_indexed"] += 1
+        tally["passages_added"] += added
+        tally["records_skipped"] += skipped
         report(f"indexed {path}: {added} passages" + (f", {skipped} skipped" if skipped else ""))
 
     def _known_digest(self, path: str) -> str | None:
@@ -387,13 +377,13 @@ class DocumentIndex:
             row = self._conn.execute("SELECT sha256 FROM files WHERE path = ?", (path,)).fetchone()
         return None if row is None else str(row[0])
 
-    def _remove_missing(self, root: Path, seen: set[str], tally: _Tally, report: Progress) -> None:
+    def _remove_missing(self, root: Path, seen: set[str], tally: Counter[str], report: Progress) -> None:
         with self._lock:
             known = [str(row[0]) for row in self._conn.execute("SELECT path FROM files")]
         for path in known:
             if path not in seen and Path(path).is_relative_to(root):
                 self._remove_file(path)
-                tally.files_removed += 1
+                tally["files_removed"] += 1
                 report(f"removed {path}")
 
     def _remove_file(self, path: str) -> None:

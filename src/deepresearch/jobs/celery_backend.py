@@ -17,6 +17,7 @@ from deepresearch.jobs.base import Notifier
 from deepresearch.jobs.postgres import PostgresJobStore, connection_pool, migrate
 from deepresearch.jobs.redis_bus import RedisBus
 from deepresearch.jobs.runner import JobRunner, status_event
+from deepresearch.limits import TEAM_EXTRA
 
 if TYPE_CHECKING:
     from celery import Celery
@@ -52,9 +53,7 @@ def celery_app(redis_url: str) -> Celery:
     try:
         from celery import Celery
     except ImportError as exc:
-        raise ConfigurationError(
-            "JOBS_BACKEND=celery needs the team extra: pip install 'deepresearch-offline[team]'"
-        ) from exc
+        raise ConfigurationError(TEAM_EXTRA) from exc
     app = Celery("deepresearch", broker=redis_url, set_as_current=False)
     app.conf.update(
         task_acks_late=True,

@@ -17,7 +17,18 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
 from deepresearch.errors import ConfigurationError, DeepResearchError
-from deepresearch.jobs.store import UNFINISHED, JobRow, JobStatus, StoredEvent, utc_now
+from deepresearch.jobs.base import JobStoreLike
+from deepresearch.jobs.store import (
+    UNFINISHED,
+    JobRow,
+    JobStatus,
+    StoredEvent,
+    dump_json,
+    event_from_row,
+    job_from_row,
+    utc_now,
+)
+from deepresearch.limits import TEAM_EXTRA
 
 if TYPE_CHECKING:
     import psycopg
@@ -76,9 +87,7 @@ def connection_pool(url: str, *, max_size: int = 10) -> ConnectionPool:
         from psycopg.rows import dict_row
         from psycopg_pool import ConnectionPool
     except ImportError as exc:
-        raise ConfigurationError(
-            "JOBS_BACKEND=celery needs the team extra: pip install 'deepresearch-offline[team]'"
-        ) from exc
+        raise ConfigurationError(TEAM_EXTRA) from exc
     try:
         psycopg.connect(url, connect_timeout=5).close()
     except psycopg.Error as exc:
@@ -124,7 +133,7 @@ def postgres_checkpointer(pool: ConnectionPool) -> Any:
     return PostgresSaver(pool, serde=state_serializer())  # type: ignore[arg-type]
 
 
-class PostgresJobStore:
+class PostgresJobStore(JobStoreLike):
     """The same contract as the SQLite :class:`~deepresearch.jobs.store.JobStore`, shared by every
     API node and worker. ``owner`` names this process in the leases it takes."""
 
@@ -166,19 +175,13 @@ class PostgresJobStore:
 
     def get(self, job_id: str) -> JobRow | None:
         row = self._one("SELECT * FROM jobs WHERE id = %s", (job_id,))
-        return _job(row) if row else None
-
-    def require(self, job_id: str) -> JobRow:
-        job = self.get(job_id)
-        if job is None:
-            raise KeyError(job_id)
-        return job
+        return job_from_row(row) if row else None
 
     def recent(self, *, limit: int = 50, offset: int = 0, status: str | None = None) -> list[JobRow]:
         """Newest first."""
         where, args = ("WHERE status = %s", [status]) if status else ("", [])
         sql = f"SELECT * FROM jobs {where} ORDER BY created_at DESC, ordinal DESC LIMIT %s OFFSET %s"
-        return [_job(r) for r in self._all(sql, [*args, limit, offset])]
+        return [job_from_row(r) for r in self._all(sql, [*args, limit, offset])]
 
     def count(self, status: JobStatus) -> int:
         row = self._one("SELECT COUNT(*) AS n FROM jobs WHERE status = %s", (status,))
@@ -194,7 +197,7 @@ class PostgresJobStore:
 
     def unfinished(self) -> list[JobRow]:
         rows = self._all("SELECT * FROM jobs WHERE status IN (%s, %s) ORDER BY ordinal", UNFINISHED)
-        return [_job(r) for r in rows]
+        return [job_from_row(r) for r in rows]
 
     def mark_running(self, job_id: str) -> bool:
         """Take the job (one more attempt, a fresh lease): False when it has finished or another
@@ -302,7 +305,7 @@ class PostgresJobStore:
                 "UPDATE jobs SET status = %s, finished_at = %s, result = %s, error = %s, "
                 "lease_owner = NULL, lease_until = NULL "
                 "WHERE id = %s AND status IN ('queued', 'running', 'awaiting_review') RETURNING id",
-                (status, utc_now(), _dump(result), error, job_id),
+                (status, utc_now(), dump_json(result), error, job_id),
             ).fetchone()
             return _insert_event(conn, job_id, event, now) if row else None
 
@@ -315,7 +318,7 @@ class PostgresJobStore:
             "SELECT * FROM job_events WHERE job_id = %s AND seq > %s ORDER BY seq LIMIT %s",
             (job_id, after, limit),
         )
-        return [_event(r) for r in rows]
+        return [event_from_row(r) for r in rows]
 
     def event_types(self, job_id: str) -> Sequence[tuple[str, dict[str, Any]]]:
         rows = self._all(
@@ -340,33 +343,5 @@ def _insert_event(
     return StoredEvent(job_id, body["seq"], body["type"], body, now)
 
 
-def _dump(value: dict[str, Any] | None) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False)
-
-
 def _clean(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:300] or type(exc).__name__
-
-
-def _job(row: dict[str, Any]) -> JobRow:
-    return JobRow(
-        id=row["id"],
-        topic=row["topic"],
-        status=row["status"],
-        dry_run=bool(row["dry_run"]),
-        overrides=json.loads(row["overrides"]),
-        created_at=row["created_at"],
-        started_at=row["started_at"],
-        finished_at=row["finished_at"],
-        run_dir=row["run_dir"],
-        error=row["error"],
-        attempts=row["attempts"],
-        result=json.loads(row["result"]) if row["result"] else None,
-        cancel_requested=bool(row["cancel_requested"]),
-        review_plan=bool(row["review_plan"]),
-        plan_decision=json.loads(row["plan_decision"]) if row["plan_decision"] else None,
-    )
-
-
-def _event(row: dict[str, Any]) -> StoredEvent:
-    return StoredEvent(row["job_id"], row["seq"], row["type"], json.loads(row["body"]), row["created_at"])

@@ -16,10 +16,18 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
+from deepresearch.jobs.base import JobStoreLike
 from deepresearch.sqlite import immediate
 from deepresearch.sqlite import migrate as apply_migrations
+
+
+class Row(Protocol):
+    """A database row read by column name (``sqlite3.Row``, psycopg's ``dict_row``)."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
+
 
 JobStatus = Literal["queued", "running", "awaiting_review", "completed", "failed", "cancelled"]
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
@@ -110,7 +118,7 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-class JobStore:
+class JobStore(JobStoreLike):
     """Jobs and events at ``path``; the schema is migrated to the latest version on open.
 
     Writes go through one connection, reads through another, so readers (event streams) never
@@ -157,13 +165,7 @@ class JobStore:
     def get(self, job_id: str) -> JobRow | None:
         with self._read() as db:
             row = db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
-        return _job(row) if row else None
-
-    def require(self, job_id: str) -> JobRow:
-        job = self.get(job_id)
-        if job is None:
-            raise KeyError(job_id)
-        return job
+        return job_from_row(row) if row else None
 
     def recent(self, *, limit: int = 50, offset: int = 0, status: str | None = None) -> list[JobRow]:
         """Newest first."""
@@ -171,7 +173,7 @@ class JobStore:
         sql = f"SELECT * FROM jobs {where} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?"
         with self._read() as db:
             rows = db.execute(sql, [*args, limit, offset]).fetchall()
-        return [_job(r) for r in rows]
+        return [job_from_row(r) for r in rows]
 
     def count(self, status: JobStatus) -> int:
         with self._read() as db:
@@ -193,7 +195,7 @@ class JobStore:
             rows = db.execute(
                 "SELECT * FROM jobs WHERE status IN (?, ?) ORDER BY created_at, rowid", UNFINISHED
             ).fetchall()
-        return [_job(r) for r in rows]
+        return [job_from_row(r) for r in rows]
 
     def mark_running(self, job_id: str) -> bool:
         """``queued``/``running`` → ``running`` (one more attempt); False when already finished."""
@@ -248,7 +250,7 @@ class JobStore:
             cur = db.execute(
                 "UPDATE jobs SET status = ?, finished_at = ?, result = ?, error = ? "
                 "WHERE id = ? AND status IN (?, ?, ?)",
-                (status, utc_now(), _dump(result), error, job_id, *OPEN),
+                (status, utc_now(), dump_json(result), error, job_id, *OPEN),
             )
             return self._insert_event(db, job_id, event, now) if cur.rowcount == 1 else None
 
@@ -276,7 +278,7 @@ class JobStore:
                 "SELECT * FROM job_events WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?",
                 (job_id, after, limit),
             ).fetchall()
-        return [_event(r) for r in rows]
+        return [event_from_row(r) for r in rows]
 
     def event_types(self, job_id: str) -> Sequence[tuple[str, dict[str, Any]]]:
         """``(type, body)`` of every event but ``done`` (whose body holds the whole result)."""
@@ -302,11 +304,12 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _dump(value: dict[str, Any] | None) -> str | None:
+def dump_json(value: dict[str, Any] | None) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
-def _job(row: sqlite3.Row) -> JobRow:
+def job_from_row(row: Row) -> JobRow:
+    """A job from a row of the ``jobs`` table (SQLite's or PostgreSQL's)."""
     return JobRow(
         id=row["id"],
         topic=row["topic"],
@@ -326,5 +329,6 @@ def _job(row: sqlite3.Row) -> JobRow:
     )
 
 
-def _event(row: sqlite3.Row) -> StoredEvent:
+def event_from_row(row: Row) -> StoredEvent:
+    """An event from a row of the ``job_events`` table (SQLite's or PostgreSQL's)."""
     return StoredEvent(row["job_id"], row["seq"], row["type"], json.loads(row["body"]), row["created_at"])
