@@ -23,7 +23,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, TypedDict, cast
+
+from typing_extensions import Unpack
 
 from deepresearch.errors import ModelError, ModelNotAvailableError
 from deepresearch.llm.base import ChatModelBase, Completion, Message, ModelCall, Usage
@@ -257,6 +259,15 @@ def _cut_middle(tokens: list[int], keep: int, decode: Callable[[list[int]], str]
     return decode(tokens[:head]) + _CUT + tail_text
 
 
+class EmbeddedOptions(TypedDict, total=False):
+    """The tunables :meth:`EmbeddedModel.from_name` hands on to the constructor."""
+
+    n_ctx: int
+    n_threads: int | None
+    seed: int
+    temperature: float
+
+
 class EmbeddedModel(ChatModelBase):
     """A ChatModel that runs a GGUF file in-process with llama.cpp.
 
@@ -294,26 +305,12 @@ class EmbeddedModel(ChatModelBase):
 
     @classmethod
     def from_name(
-        cls,
-        name: str,
-        *,
-        cache_dir: Path | None = None,
-        n_ctx: int = 4096,
-        n_threads: int | None = None,
-        seed: int = 0,
-        temperature: float = 0.0,
+        cls, name: str, *, cache_dir: Path | None = None, **options: Unpack[EmbeddedOptions]
     ) -> EmbeddedModel:
         """Locate the known model ``name`` and build it with its chat format."""
         info = model_info(name)
-        return cls(
-            locate_model(name, cache_dir=cache_dir),
-            chat_format=info.chat_format,
-            n_ctx=n_ctx,
-            n_threads=n_threads,
-            seed=seed,
-            temperature=temperature,
-            name=f"embedded:{name}",
-        )
+        path = locate_model(name, cache_dir=cache_dir)
+        return cls(path, chat_format=info.chat_format, name=f"embedded:{name}", **options)
 
     def on_complete(self, call: ModelCall) -> Completion:
         """Return the whole answer; with a schema, decoding is grammar-constrained to it."""
