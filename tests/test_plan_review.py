@@ -13,6 +13,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
@@ -21,6 +22,7 @@ from deepresearch.domain import TodoItem
 from deepresearch.errors import InvalidQuestionError
 from deepresearch.graph.builder import build_graph
 from deepresearch.graph.review import DROPPED, decision_reviewer, interrupt_reviewer
+from deepresearch.graph.state import RoutedState
 from deepresearch.index.store import DocumentIndex
 from deepresearch.llm.testing import ScriptedModel
 from deepresearch.search.base import SearchHit
@@ -90,8 +92,13 @@ def test_an_interrupted_run_waits_with_its_plan_and_resumes_from_the_checkpoint(
     from deepresearch.agent import _build_context
 
     search = spying(local_search)
-    config = {"configurable": {"thread_id": "review-1"}}
-    inputs = {"question": QUESTION, "language": language_of(QUESTION), "notices": [], "max_rounds": 1}
+    config: RunnableConfig = {"configurable": {"thread_id": "review-1"}}
+    inputs: RoutedState = {
+        "question": QUESTION,
+        "language": language_of(QUESTION),
+        "notices": [],
+        "max_rounds": 1,
+    }
     saver = InMemorySaver()
     with ExitStack() as stack:
         context = _build_context(settings, ScriptedModel(), search, stack, [])

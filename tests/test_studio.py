@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.pregel import Pregel
 
@@ -29,6 +31,15 @@ def load_factory() -> object:
     config = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
     module, attribute = config["graphs"]["deepresearch"].split(":")
     return getattr(importlib.import_module(module), attribute)
+
+
+def run_with_overrides(
+    graph: SettingsBoundGraph, overrides: dict[str, object], config: RunnableConfig | None = None
+) -> Any:
+    """Run the question as LangGraph's server does: the run's JSON context (settings overrides)
+    where LangGraph's typed API takes a ResearchContext; the bound graph builds one from it."""
+    invoke: Callable[..., Any] = graph.invoke
+    return invoke({"question": QUESTION}, config, context=overrides)
 
 
 @pytest.fixture
@@ -70,8 +81,8 @@ def test_a_thread_with_a_checkpointer_keeps_its_state(settings: Settings, local_
     graph = bind_settings(settings, model=ScriptedModel(), search=local_search)
     threaded = graph.copy({"checkpointer": InMemorySaver()})
     assert isinstance(threaded, SettingsBoundGraph) and threaded.settings is settings
-    config = {"configurable": {"thread_id": "t1"}}
-    threaded.invoke({"question": QUESTION}, config, context={"max_web_research_loops": 1})
+    config: RunnableConfig = {"configurable": {"thread_id": "t1"}}
+    run_with_overrides(threaded, {"max_web_research_loops": 1}, config)
     saved = threaded.get_state(config).values
     assert saved["report"].markdown.startswith(f"# {QUESTION}")
     assert [node for node in graph.get_graph().nodes if not node.startswith("__")] == [
@@ -86,4 +97,4 @@ def test_an_unknown_override_in_the_context_is_an_error(
 
     graph = bind_settings(settings, model=ScriptedModel(), search=local_search)
     with pytest.raises(ConfigurationError, match="no_such_setting"):
-        graph.invoke({"question": QUESTION}, context={"no_such_setting": 1})
+        run_with_overrides(graph, {"no_such_setting": 1})

@@ -40,5 +40,5 @@ def test_candidates_by_kind(sentence: str, kind: str, expected: list[str]) -> No
 def test_every_candidate_is_text_of_its_sentence() -> None:
     sentence = "Sir Ellis Clark, the first president of Trinidad and Tobago, died on 12 June 1987."
     for kind in ("person", "place", "entity", "date", "number"):
-        for found in candidates(sentence, kind):  # type: ignore[arg-type]
+        for found in candidates(sentence, kind):
             assert found in sentence

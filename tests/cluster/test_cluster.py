@@ -48,7 +48,7 @@ def test_jobs_submitted_through_one_node_complete_and_stream_whole_through_the_o
     assert [v["status"] for v in views] == ["completed"] * len(ids), [v["error"] for v in views]
     assert set(ids) <= listed
     for job_id, messages in streams.items():
-        seqs = [int(m.id) for m in messages]
+        seqs = [int(m.id) if m.id else -1 for m in messages]
         assert seqs == list(range(1, len(seqs) + 1)), job_id
         assert messages[0].event == "status" and messages[-1].event == "done"
         assert [m.event for m in messages].count("todo_list") == 1

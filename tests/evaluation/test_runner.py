@@ -53,7 +53,7 @@ def test_agent_and_naive_are_scored(tmp_path: Path, settings: Settings) -> None:
 
 
 class _Broken(ScriptedModel):
-    def complete(self, messages: list[Message], **kwargs: object) -> Completion:  # type: ignore[override]
+    def complete(self, messages: list[Message], **kwargs: object) -> Completion:
         if "river" in messages[-1].content:
             from deepresearch.errors import ModelNotAvailableError
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ pytest.importorskip("mcp", reason="pip install 'deepresearch-offline[mcp]'")
 import httpx2  # noqa: E402  (installed with mcp)
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from mcp.types import TextContent, TextResourceContents  # noqa: E402
 
 from deepresearch.index.store import DocumentIndex  # noqa: E402
 from deepresearch.llm.testing import ScriptedModel  # noqa: E402
@@ -43,11 +44,11 @@ def run(main: Callable[[], Awaitable[None]]) -> None:
 async def research_with_progress(client: Client) -> tuple[dict[str, Any], list[tuple[float, str]]]:
     seen: list[tuple[float, str]] = []
 
-    async def progress(value: float, total: float | None, message: str | None) -> None:
-        seen.append((value, message or ""))
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, message or ""))
 
     result = await client.call_tool(
-        "research", {"question": QUESTION, "max_rounds": 1}, progress_callback=progress
+        "research", {"question": QUESTION, "max_rounds": 1}, progress_callback=on_progress
     )
     assert not result.is_error, result.content
     return dict(result.structured_content), seen
@@ -102,15 +103,22 @@ def test_over_http_tools_progress_jobs_and_report_resources(http_server: LiveSer
             state = await wait_completed(client, job_id)
             assert state["report_uri"] == f"deepresearch://reports/{job_id}"
             report = await client.call_tool("get_report", {"job_id": job_id})
-            assert report.content[0].text.startswith(f"# {QUESTION}")
+            assert text_of(report.content).startswith(f"# {QUESTION}")
             listed = {str(r.uri) for r in (await client.list_resources()).resources}
             assert state["report_uri"] in listed
             read = await client.read_resource(state["report_uri"])
-            assert read.contents[0].text == report.content[0].text
+            assert text_of(read.contents) == text_of(report.content)
             missing = await client.call_tool("research_status", {"job_id": "nope"})
-            assert missing.is_error and "no job 'nope'" in missing.content[0].text
+            assert missing.is_error and "no job 'nope'" in text_of(missing.content)
 
     run(main)
+
+
+def text_of(content: Sequence[object]) -> str:
+    """The text of a tool result's or a resource's first (text) part."""
+    first = content[0]
+    assert isinstance(first, TextContent | TextResourceContents), first
+    return first.text
 
 
 async def wait_completed(client: Client, job_id: str) -> dict[str, Any]:
@@ -134,7 +142,7 @@ def test_a_request_cannot_raise_the_servers_limits(http_server: LiveServer) -> N
     async def main() -> None:
         async with http_client(http_server) as client:
             result = await client.call_tool("research", {"question": QUESTION, "max_rounds": 9})
-            assert result.is_error and "MAX_WEB_RESEARCH_LOOPS" in result.content[0].text
+            assert result.is_error and "MAX_WEB_RESEARCH_LOOPS" in text_of(result.content)
 
     run(main)
 

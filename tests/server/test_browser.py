@@ -155,8 +155,8 @@ def test_page_reviews_the_plan_before_the_research(serve: Serve, browser_page) -
     assert search.queries == [], "the page shows the plan before any search"
     rows = page.query_selector_all("#plan-review li")
     assert len(rows) >= 2
-    rows[0].query_selector("input.query").fill("Prague Orloj construction year")  # type: ignore[union-attr]
-    rows[1].query_selector("input.drop").check()  # type: ignore[union-attr]
+    rows[0].query_selector("input.query").fill("Prague Orloj construction year")
+    rows[1].query_selector("input.drop").check()
     page.click("#continue")
     page.wait_for_selector("#report article.report h2", timeout=60_000)
     assert page.is_hidden("#plan-box")

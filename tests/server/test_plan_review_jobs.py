@@ -67,7 +67,13 @@ def test_a_bad_plan_is_422_and_a_job_not_waiting_is_409(serve: Serve) -> None:
     with serve().client() as client:
         waiting = submit(client)
         url = f"/tasks/{waiting['id']}/plan"
-        for bad in ({"tasks": [{"id": 99}]}, {"tasks": []}, {}, {"accept": True, "extra": 1}):
+        bads: list[dict[str, object]] = [
+            {"tasks": [{"id": 99}]},
+            {"tasks": []},
+            {},
+            {"accept": True, "extra": 1},
+        ]
+        for bad in bads:
             answer = client.post(url, json=bad)
             assert answer.status_code == 422, (bad, answer.text)
         assert client.get(f"/tasks/{waiting['id']}").json()["status"] == "awaiting_review"

@@ -11,6 +11,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
+from schemathesis.core.result import Ok
 
 from .conftest import Serve
 from .helpers import LiveServer
@@ -26,7 +27,11 @@ def server(serve: Serve) -> Iterator[LiveServer]:
 
 def _operations(server: LiveServer) -> list[Any]:
     schema = schemathesis.openapi.from_url(f"{server.url}/openapi.json")
-    return [result.ok() for result in schema.get_all_operations()]
+    operations = []
+    for result in schema.get_all_operations():
+        assert isinstance(result, Ok), result
+        operations.append(result.ok())
+    return operations
 
 
 def test_the_sse_endpoints_are_described_as_event_streams(server: LiveServer) -> None:
