@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch import InvalidQuestionError, research, research_stream
+from deepresearch import InvalidQuestionError, ResearchResult, research, research_stream
 from deepresearch.cli.progress import ReportPrinter
 from deepresearch.errors import SearchError
 from deepresearch.events import EVENT_TYPES
@@ -300,12 +300,13 @@ def test_stream_and_blocking_give_the_same_result(settings: Settings, local_sear
     events = list(research_stream(QUESTION, settings=settings, model=ScriptedModel(), search=local_search))
     blocking = research(QUESTION, settings=settings, model=ScriptedModel(), search=local_search)
     streamed = events[-1].data["result"]
-    assert events[-1].type == "done"
+    assert events[-1].type == "done" and isinstance(streamed, ResearchResult)
     assert (
-        streamed["report_markdown"].split("## References")[0]
+        streamed.report_markdown.split("## References")[0]
         == blocking.report_markdown.split("## References")[0]
     )
-    assert [t["status"] for t in streamed["todo_items"]] == [t.status for t in blocking.todo_items]
+    assert [t.status for t in streamed.todo_items] == [t.status for t in blocking.todo_items]
+    assert events[-1].as_dict()["data"]["result"] == streamed.model_dump(mode="json"), "JSON keeps its shape"
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
     types = {e.type for e in events}
     assert set(EVENT_TYPES) - {"error"} <= types
@@ -509,5 +510,5 @@ def test_the_planning_status_shows_once_when_the_opening_call_is_sent(
     assert len(planning) == 1
     assert planning[0] < [e.type for e in events].index("todo_list")
     result = events[-1].data["result"]
-    logged = (Path(result["run_dir"]) / "events.jsonl").read_text(encoding="utf-8")
+    logged = (Path(result.run_dir) / "events.jsonl").read_text(encoding="utf-8")
     assert '"step":"plan"' in logged.replace(" ", "")

@@ -63,7 +63,7 @@ def research_stream(
     **overrides: Any,
 ) -> Iterator[Event]:
     """Validate now (bad input raises here), then yield the run's events; the last is ``done``
-    (its ``data["result"]`` is the full result) or ``error``.
+    (its ``data["result"]`` is the :class:`ResearchResult`) or ``error``.
 
     Setting ``cancel`` stops the run at its next step with an ``error`` event (``cancelled: true``).
     ``durable`` checkpoints the run (see :mod:`deepresearch.durable`) or resumes a checkpointed one.
@@ -100,7 +100,7 @@ def research(
         if on_event is not None:
             on_event(item)
         if item.type == "error":
-            raise _raised(item.data)
+            raise raised(item.data)
         if item.type == "done":
             result = ResearchResult.model_validate(item.data["result"])
     if result is None:
@@ -108,7 +108,8 @@ def research(
     return result
 
 
-def _raised(data: Mapping[str, Any]) -> DeepResearchError:
+def raised(data: Mapping[str, Any]) -> DeepResearchError:
+    """The exception an ``error`` event's data stands for (its ``code`` picks the class)."""
     run_dir = data.get("run_dir")
     run_id = Path(run_dir).name if run_dir else None
     return error_from_code(data.get("code"), data.get("message", "research failed"), run_id=run_id)
@@ -215,7 +216,7 @@ def _drive(
     result = _result(state, context, run, time.perf_counter() - started, first_event, conclusion)
     result.notices = [*setup, *result.notices]
     _write_run(run, state, result)
-    yield counter.make("done", step="done", result=result.model_dump(mode="json"))
+    yield counter.make("done", step="done", result=result)
 
 
 def _graph_inputs(

@@ -6,6 +6,9 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import to_jsonable_python
+
+from deepresearch.result import ResearchResult
 
 EventType = Literal[
     "status",
@@ -106,10 +109,11 @@ class FinalReportData(_Data):
 
 
 class DoneData(_Data):
-    """``done``: the last event of a run that ended; ``result`` is the whole ResearchResult (a dry-run
-    job carries ``dry_run``, ``ready`` and ``checks`` instead)."""
+    """``done``: the last event of a run that ended; ``result`` is the whole ResearchResult (a
+    :class:`ResearchResult` in Python, its JSON over HTTP; a dry-run job carries ``dry_run``,
+    ``ready`` and ``checks`` instead)."""
 
-    result: dict[str, Any] | None = Field(default=None, description="The ResearchResult, as JSON.")
+    result: ResearchResult | None = Field(default=None, description="The ResearchResult.")
     dry_run: bool | None = Field(default=None, description="A job's readiness check, nothing researched.")
     ready: bool | None = Field(default=None, description="Whether every readiness check passed (dry run).")
     checks: list[dict[str, Any]] | None = Field(default=None, description="The readiness checks (dry run).")
@@ -164,7 +168,11 @@ class Event(BaseModel):
         return cls.model_validate({**payload, "seq": seq})
 
     def as_dict(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude_none=True)
+        """JSON-safe; ``task_id`` and ``step`` left out when unset, ``data`` kept whole (a model in
+        it, such as ``done``'s ResearchResult, is dumped with every field)."""
+        body = self.model_dump(mode="json", exclude_none=True, exclude={"data"})
+        body["data"] = to_jsonable_python(self.data)
+        return body
 
     def typed_data(self) -> BaseModel:
         """``data`` validated as its type's model (:data:`EVENT_DATA`)."""

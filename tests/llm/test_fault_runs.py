@@ -67,14 +67,14 @@ def _run(settings: Settings, search: LocalSearch) -> list[Event]:
     worker.join(DEADLINE)
     assert not worker.is_alive(), f"the run did not end within {DEADLINE}s"
     assert events, "the run produced no event"
-    assert all("Traceback" not in json.dumps(e.data) for e in events)
+    assert all("Traceback" not in json.dumps(e.as_dict()) for e in events)
     return events
 
 
 def _done(events: list[Event]) -> dict[str, Any]:
     last = events[-1]
     assert last.type == "done", last.data
-    result: dict[str, Any] = last.data["result"]
+    result: dict[str, Any] = last.as_dict()["data"]["result"]
     assert not (Path(result["run_dir"]) / "error.txt").exists()
     return result
 
@@ -147,7 +147,7 @@ def test_think_blocks_never_reach_events_notes_or_the_report(
     result = _done(events)
 
     assert result["role"]["type"] == "historian"
-    everything = json.dumps([e.data for e in events]) + result["report_markdown"]
+    everything = json.dumps([e.as_dict() for e in events]) + result["report_markdown"]
     notes = " ".join(p.read_text(encoding="utf-8") for p in (tmp_path / "home").rglob("*.md"))
     for leaked in ("SECRET-REASONING", "think>", "TOOL_CALL", "[TOOL_"):
         assert leaked not in everything and leaked not in notes
@@ -244,7 +244,7 @@ def test_no_server_is_a_clear_error(tmp_path: Path, local_search: LocalSearch) -
     assert events[-1].type == "error"
     message = events[-1].data["message"]
     assert "Cannot reach the model server" in message and url in message
-    assert SECRET not in json.dumps([e.data for e in events])
+    assert SECRET not in json.dumps([e.as_dict() for e in events])
 
 
 def test_a_wrong_key_is_a_clear_error_with_the_key_masked(
@@ -256,7 +256,7 @@ def test_a_wrong_key_is_a_clear_error_with_the_key_masked(
 
     assert events[-1].type == "error"
     assert "LLM_API_KEY" in events[-1].data["message"]
-    assert SECRET not in json.dumps([e.data for e in events])
+    assert SECRET not in json.dumps([e.as_dict() for e in events])
 
 
 def test_a_cached_rerun_costs_nothing(

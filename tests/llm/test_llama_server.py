@@ -114,7 +114,7 @@ def test_a_whole_research_run_through_the_custom_provider(
     events = list(research_stream(QUESTION, settings=_settings(tmp_path, llama_server), search=local_search))
 
     assert events[-1].type == "done", events[-1].data
-    result = events[-1].data["result"]
+    result = events[-1].as_dict()["data"]["result"]
     assert result["rounds"] == 1
     assert result["sources"] and "## References" in result["report_markdown"]
     assert {t["status"] for t in result["todo_items"]} <= {"completed", "skipped"}
