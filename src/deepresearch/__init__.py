@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from deepresearch.agent import research, research_stream
+    from deepresearch.aio import aresearch, aresearch_stream
     from deepresearch.compat import Configuration, DeepResearchAgent, run_deep_research
     from deepresearch.errors import (
         ConfigurationError,
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 _HOMES = {
     "research": "deepresearch.agent",
     "research_stream": "deepresearch.agent",
+    "aresearch": "deepresearch.aio",
+    "aresearch_stream": "deepresearch.aio",
     "Configuration": "deepresearch.compat",
     "DeepResearchAgent": "deepresearch.compat",
     "run_deep_research": "deepresearch.compat",
@@ -73,6 +76,8 @@ __all__ = [
     "SearchError",
     "Settings",
     "__version__",
+    "aresearch",
+    "aresearch_stream",
     "research",
     "research_stream",
     "run_deep_research",

@@ -1,0 +1,106 @@
+"""The research API for asyncio programs: ``aresearch()`` and ``aresearch_stream()``.
+
+The same runs as :func:`~deepresearch.agent.research` and :func:`~deepresearch.agent.research_stream`
+(one code path), driven from a worker thread so the event loop never blocks on a model call or a
+search; each event is handed to the loop as it comes. Leaving the stream early (``break``, the
+task cancelled) stops the run at its next step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
+
+from deepresearch.agent import EventSink, raised, research_stream
+from deepresearch.errors import DeepResearchError
+from deepresearch.events import Event
+from deepresearch.result import ResearchResult
+
+if TYPE_CHECKING:
+    from deepresearch.durable import Durability
+    from deepresearch.graph.review import PlanReviewer
+    from deepresearch.llm.base import ChatModel
+    from deepresearch.search.base import SearchBackend
+    from deepresearch.settings import Settings
+
+_END = object()
+
+
+async def aresearch_stream(
+    question: str,
+    *,
+    settings: Settings | None = None,
+    model: ChatModel | None = None,
+    search: SearchBackend | None = None,
+    cancel: threading.Event | None = None,
+    durable: Durability | None = None,
+    review_plan: PlanReviewer | None = None,
+    **overrides: Any,
+) -> AsyncIterator[Event]:
+    """The run's events as an async generator; the last is ``done`` or ``error``.
+
+    Bad input raises at the first ``__anext__`` (as ``research_stream`` raises when called).
+    ``review_plan`` is called from the worker thread."""
+    stop = cancel if cancel is not None else threading.Event()
+    events = research_stream(
+        question, settings=settings, model=model, search=search, cancel=stop, durable=durable,
+        review_plan=review_plan, **overrides,
+    )  # fmt: skip
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    _pump(events, queue, asyncio.get_running_loop())
+    try:
+        while (item := await queue.get()) is not _END:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+
+
+async def aresearch(
+    question: str,
+    *,
+    settings: Settings | None = None,
+    model: ChatModel | None = None,
+    search: SearchBackend | None = None,
+    on_event: EventSink | None = None,
+    review_plan: PlanReviewer | None = None,
+    **overrides: Any,
+) -> ResearchResult:
+    """Run a whole research without blocking the event loop and return its result; a failed run
+    raises as :func:`~deepresearch.agent.research` does. ``on_event`` sees every event."""
+    stream = aresearch_stream(
+        question, settings=settings, model=model, search=search, review_plan=review_plan, **overrides
+    )
+    async for item in stream:
+        if on_event is not None:
+            on_event(item)
+        if item.type == "error":
+            raise raised(item.data)
+        if item.type == "done":
+            return ResearchResult.model_validate(item.data["result"])
+    raise DeepResearchError("the research stream ended without a result")
+
+
+def _pump(events: Iterator[Event], queue: asyncio.Queue[Any], loop: asyncio.AbstractEventLoop) -> None:
+    """Drain ``events`` on a daemon thread into ``queue`` (on ``loop``), then put the end mark."""
+
+    def hand(item: Any) -> bool:
+        try:
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+        except RuntimeError:  # the loop is closed: nobody is listening any more
+            return False
+        return True
+
+    def drive() -> None:
+        try:
+            for item in events:
+                if not hand(item):
+                    return
+        except BaseException as exc:  # noqa: BLE001 - raised again in the consuming task
+            hand(exc)
+        hand(_END)
+
+    threading.Thread(target=drive, name="deepresearch-aresearch", daemon=True).start()
