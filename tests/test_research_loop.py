@@ -419,6 +419,7 @@ def test_tiny_model_answer_is_grounded_in_a_cited_sentence(
     assert "report" not in model.steps() and "summarize" not in model.steps()
     assert result.answer == "1410" and result.answer_status == "grounded"
     answer_line = result.report_markdown.splitlines()[2]
+    assert result.answer_source_id is not None
     number = result.cited_source_ids.index(result.answer_source_id) + 1
     assert answer_line == f"**Answer:** 1410 [{number}]"
     clock = next(s for s in result.sources if s.id == result.answer_source_id)

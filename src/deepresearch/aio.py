@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from deepresearch.agent import EventSink, raised, research_stream
@@ -38,7 +38,7 @@ async def aresearch_stream(
     durable: Durability | None = None,
     review_plan: PlanReviewer | None = None,
     **overrides: Any,
-) -> AsyncIterator[Event]:
+) -> AsyncGenerator[Event, None]:
     """The run's events as an async generator; the last is ``done`` or ``error``.
 
     Bad input raises at the first ``__anext__`` (as ``research_stream`` raises when called).
