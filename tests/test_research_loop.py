@@ -204,6 +204,29 @@ def test_chinese_question_gets_chinese_fallback_task(settings: Settings) -> None
     assert "## 核心洞见" in result.report_markdown and "## 参考来源" in result.report_markdown
 
 
+@pytest.mark.parametrize(
+    ("question", "insights", "references"),
+    [
+        ("Wann wurde die astronomische Uhr in Prag gebaut?", "Wichtigste Erkenntnisse", "Quellen"),
+        ("Quand a été construite l'horloge de Prague ?", "Points clés", "Références"),
+        ("¿Cuándo se construyó el reloj de Praga?", "Ideas clave", "Referencias"),
+    ],
+)
+def test_a_question_in_german_french_or_spanish_gets_its_own_report_headings(
+    settings: Settings, question: str, insights: str, references: str
+) -> None:
+    page = hit("https://example.org/orloj", "Orloj", "The Prague clock was built in 1410.")
+    model = ScriptedModel({"plan": "{}"})
+    result = research(
+        question,
+        settings=settings,
+        model=model,
+        search=StaticSearch(default=[page]),
+        max_web_research_loops=1,
+    )
+    assert f"## {insights}" in result.report_markdown and f"## {references}" in result.report_markdown
+
+
 def test_placeholder_and_off_topic_queries_are_rejected(
     settings: Settings, local_search: LocalSearch
 ) -> None:

@@ -147,13 +147,27 @@ def test_tokens_keep_whole_numbers_and_hyphenated_words() -> None:
     ("text", "cjk", "language"),
     [
         ("布拉格天文钟是什么时候建造的？", True, "zh"),
-        ("東京タワーはいつ建てられましたか", True, "en"),  # reports: Chinese or English only
+        ("東京タワーはいつ建てられましたか", True, "en"),  # no Japanese or Korean report wording yet
         ("서울은 언제 수도가 되었나요", True, "en"),
         ("When was the clock built?", False, "en"),
     ],
 )
 def test_one_cjk_rule(text: str, cjk: bool, language: str) -> None:
     assert is_cjk(text) is cjk
+    assert language_of(text) == language
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("Wann wurde die astronomische Uhr in Prag gebaut?", "de"),
+        ("Quand a été construite l'horloge astronomique de Prague ?", "fr"),
+        ("¿Cuándo se construyó el reloj astronómico de Praga?", "es"),
+        ("Who founded La Paz and El Alto?", "en"),
+        ("Are Die Antwoord and La Roux both bands?", "en"),
+    ],
+)
+def test_reports_speak_the_questions_language(text: str, language: str) -> None:
     assert language_of(text) == language
 
 

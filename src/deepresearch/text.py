@@ -83,10 +83,34 @@ def is_cjk(text: str) -> bool:
 
 
 def language_of(text: str) -> str:
-    """``"zh"`` when Han characters make up more than 30 % of the letters, else ``"en"``."""
+    """``"zh"`` when Han characters make up more than 30 % of the letters; else ``"de"``, ``"fr"``
+    or ``"es"`` when at least two of that language's function words stand in the text and more
+    than of any other's (English included); else ``"en"``."""
     letters = [c for c in text if c.isalpha()]
     han = sum(bool(_HAN.match(c)) for c in letters)
-    return "zh" if letters and han / len(letters) > 0.3 else "en"
+    if letters and han / len(letters) > 0.3:
+        return "zh"
+    words = [w.lower() for w in re.findall(r"[^\W\d_]+", text)]
+    hits = {lang: sum(w in vocab for w in words) for lang, vocab in _FUNCTION_WORDS.items()}
+    best = max(hits, key=lambda lang: hits[lang])
+    runner_up = max(v for lang, v in hits.items() if lang != best)
+    return best if best != "en" and hits[best] >= 2 and hits[best] > runner_up else "en"
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+_FUNCTION_WORDS: dict[str, frozenset[str]] = {
+    "en": frozenset(_words("the of and is was are were what who when where which how in on did does")),
+    "de": frozenset(
+        _words("der die das und ist war wer wann wo welche welcher wie nicht ein eine den dem im")
+    ),
+    "fr": frozenset(
+        _words("le la les l d qu de et est était été qui quand où quel quelle comment un une des du au")
+    ),
+    "es": frozenset(_words("el la los las de y es fue quién cuándo dónde cuál cómo un una del qué se")),
+}
 
 
 def split_words(text: str) -> list[str]:

@@ -143,11 +143,14 @@ def build_plan(
 FALLBACK_TASKS = {
     "zh": ("背景梳理", "梳理与“{q}”相关的基础背景与最新进展", "{q} 最新进展"),
     "en": ("background", "Background and latest developments on: {q}", "{q} latest developments"),
+    "de": ("Hintergrund", "Hintergrund und neueste Entwicklungen zu: {q}", "{q} neueste Entwicklungen"),
+    "fr": ("contexte", "Contexte et derniers développements sur : {q}", "{q} derniers développements"),
+    "es": ("contexto", "Contexto y últimas novedades sobre: {q}", "{q} últimas novedades"),
 }
 
 
 def fallback_task(question: str, language: str) -> TodoItem:
-    title, intent, query = FALLBACK_TASKS["zh" if language == "zh" else "en"]
+    title, intent, query = FALLBACK_TASKS.get(language, FALLBACK_TASKS["en"])
     return TodoItem(
         id=1,
         title=title,

@@ -22,8 +22,11 @@ _DATA_RULE = (
 )
 
 
+LANGUAGE_NAMES = {"zh": "Chinese (简体中文)", "de": "German", "fr": "French", "es": "Spanish"}
+
+
 def language_rule(language: str) -> str:
-    return "Write in Chinese (简体中文)." if language == "zh" else "Write in English."
+    return f"Write in {LANGUAGE_NAMES.get(language, 'English')}."
 
 
 def role_messages(question: str) -> list[Message]:
