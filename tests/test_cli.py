@@ -88,3 +88,5 @@ def test_demo_question_on_the_embedded_model_cites_demo_passages(tmp_path: Path)
     assert {t["status"] for t in result["todo_items"]} <= {"completed", "skipped"}
     assert result["rounds"] == 1
     assert "task 1" in done.stderr  # progress went to stderr
+    calls = result["usage"]["calls"]
+    assert f"model: {calls} calls, " in done.stderr and "completion tokens" in done.stderr

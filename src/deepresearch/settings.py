@@ -55,6 +55,8 @@ class Settings(BaseSettings):
     llm_min_interval_seconds: float = Field(0.0, ge=0, le=600)
     llm_max_concurrency: int = Field(0, ge=0, le=1024)
     llm_cache: Literal["off", "read", "readwrite"] = "off"
+    llm_price_prompt_per_mtok: float | None = Field(None, ge=0, le=10_000)
+    llm_price_completion_per_mtok: float | None = Field(None, ge=0, le=10_000)
     llm_temperature: float = Field(0.0, ge=0, le=2)
     llm_json_mode: Literal["auto", "json_schema", "json_object", "none"] = "auto"
     ollama_num_ctx: int = Field(8192, ge=512, le=1_048_576)

@@ -18,7 +18,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "Model": (
         "llm_provider", "local_llm", "llm_model_id", "llm_base_url", "llm_api_key", "openai_api_key",
         "ollama_base_url", "lmstudio_base_url", "llm_timeout", "llm_max_retries",
-        "llm_min_interval_seconds", "llm_max_concurrency", "llm_cache", "llm_temperature",
+        "llm_min_interval_seconds", "llm_max_concurrency", "llm_cache", "llm_price_prompt_per_mtok",
+        "llm_price_completion_per_mtok", "llm_temperature",
         "llm_json_mode", "ollama_num_ctx",
         "planner_model", "summarizer_model", "judge_model", "writer_model",
     ),
@@ -57,6 +58,9 @@ DESCRIPTIONS: dict[str, str] = {
     "ollama_base_url": "Where Ollama listens (`/v1` is added).",
     "lmstudio_base_url": "Where LM Studio's OpenAI-compatible server listens.",
     "llm_timeout": "Seconds one model call may take before it is abandoned.",
+    "llm_price_prompt_per_mtok": "Price per million prompt tokens; with the completion price, the CLI "
+    "shows the run's cost beside its token counts.",
+    "llm_price_completion_per_mtok": "Price per million completion tokens (see `LLM_PRICE_PROMPT_PER_MTOK`).",
     "llm_max_retries": "Retries of a failed model call (connection errors, 429, 5xx), with backoff.",
     "llm_min_interval_seconds": "Least time between two model calls (for rate-limited APIs); 0 is none.",
     "llm_max_concurrency": "Most model calls in flight at once, for servers that run few requests at "
