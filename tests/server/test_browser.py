@@ -81,6 +81,7 @@ def test_page_runs_a_research_and_renders_the_report(serve: Serve, browser_page)
     assert (page.get_attribute("#report li#ref-1 a.page", "href") or "").startswith("https://example.org/")
     assert page.eval_on_selector_all("#sources li", "els => els.length") > 0
     assert page.inner_text("#summaries").strip()
+    assert "completion tokens" in page.inner_text("#status"), "the run's token counts are shown"
     page.wait_for_selector("#history li .badge.completed", timeout=10_000)
     page.select_option("#format", "html")
     with page.expect_download() as download:
