@@ -127,11 +127,13 @@ def test_serve_names_where_a_team_nodes_jobs_live_without_the_password(tmp_path:
 
 
 def test_a_run_ends_with_its_token_counts_and_a_cost_when_prices_are_set(tmp_path: Path) -> None:
+    from deepresearch.agent import priced
     from deepresearch.cli.main import usage_line
     from deepresearch.settings import Settings
 
     usage = {"calls": 4, "prompt_tokens": 1203, "completion_tokens": 388}
     plain = Settings(deepresearch_home=tmp_path)
-    assert usage_line(usage, plain) == "model: 4 calls, 1,203 prompt + 388 completion tokens"
-    priced = plain.with_overrides(llm_price_prompt_per_mtok=2.0, llm_price_completion_per_mtok=10.0)
-    assert usage_line(usage, priced).endswith("(cost 0.0063)")
+    assert usage_line(priced(usage, plain)) == "model: 4 calls, 1,203 prompt + 388 completion tokens"
+    prices = plain.with_overrides(llm_price_prompt_per_mtok=2.0, llm_price_completion_per_mtok=10.0)
+    assert priced(usage, prices)["cost"] == 0.006286
+    assert usage_line(priced(usage, prices)).endswith("(cost 0.0063)")

@@ -368,8 +368,21 @@ def _result(
         notes=notes,
         run_dir=str(run.path),
         timings=timings,
-        usage=context.meter.as_dict(),
+        usage=priced(context.meter.as_dict(), context.settings),
     )
+
+
+def priced(usage: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """``usage`` with its ``cost`` when LLM_PRICE_PROMPT_PER_MTOK and LLM_PRICE_COMPLETION_PER_MTOK
+    are set (per million tokens, in the provider's currency)."""
+    prompt_price, completion_price = (
+        settings.llm_price_prompt_per_mtok,
+        settings.llm_price_completion_per_mtok,
+    )
+    if prompt_price is None or completion_price is None:
+        return usage
+    tokens = (int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)))
+    return {**usage, "cost": round((tokens[0] * prompt_price + tokens[1] * completion_price) / 1e6, 6)}
 
 
 def _note_path(context: ResearchContext, note_id: str) -> Any:

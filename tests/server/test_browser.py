@@ -62,7 +62,13 @@ def test_page_runs_a_research_and_renders_the_report(serve: Serve, browser_page)
     page = browser_page
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    server = serve(model=ScriptedModel(delay=0.1), summary_mode="model", relevance_threshold=100)
+    server = serve(
+        model=ScriptedModel(delay=0.1),
+        summary_mode="model",
+        relevance_threshold=100,
+        llm_price_prompt_per_mtok=1.0,
+        llm_price_completion_per_mtok=2.0,
+    )
     run_research(page, server)
     statuses = page.eval_on_selector_all("#todo li", "els => els.map(e => e.dataset.status)")
     assert statuses and all(s in ("completed", "skipped") for s in statuses), statuses
@@ -81,7 +87,8 @@ def test_page_runs_a_research_and_renders_the_report(serve: Serve, browser_page)
     assert (page.get_attribute("#report li#ref-1 a.page", "href") or "").startswith("https://example.org/")
     assert page.eval_on_selector_all("#sources li", "els => els.length") > 0
     assert page.inner_text("#summaries").strip()
-    assert "completion tokens" in page.inner_text("#status"), "the run's token counts are shown"
+    status = page.inner_text("#status")
+    assert "completion tokens, cost 0.0" in status, f"the run's token counts and cost are shown: {status}"
     page.wait_for_selector("#history li .badge.completed", timeout=10_000)
     page.select_option("#format", "html")
     with page.expect_download() as download:

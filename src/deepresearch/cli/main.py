@@ -93,18 +93,15 @@ def research(
         result = run_research(question, settings=settings, on_event=sink, review_plan=reviewer)
         output.write(result, err, streamed=isinstance(sink, ReportPrinter) and sink.printed)
         if not quiet:
-            err.print(f"[dim]{usage_line(result.usage, settings)}[/dim]")
+            err.print(f"[dim]{usage_line(result.usage)}[/dim]")
 
 
-def usage_line(usage: dict[str, Any], settings: Settings) -> str:
-    """ "model: 4 calls, 1,203 prompt + 388 completion tokens (cost 0.0021)": what the run used, priced
-    when LLM_PRICE_PROMPT_PER_MTOK and LLM_PRICE_COMPLETION_PER_MTOK are set."""
+def usage_line(usage: dict[str, Any]) -> str:
+    """ "model: 4 calls, 1,203 prompt + 388 completion tokens (cost 0.0021)": what the run used, and
+    its cost when prices are set (see :func:`deepresearch.agent.priced`)."""
     prompt, completion = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
     line = f"model: {usage.get('calls', 0)} calls, {prompt:,} prompt + {completion:,} completion tokens"
-    prices = settings.llm_price_prompt_per_mtok, settings.llm_price_completion_per_mtok
-    if prices[0] is not None and prices[1] is not None:
-        line += f" (cost {(prompt * prices[0] + completion * prices[1]) / 1e6:.4f})"
-    return line
+    return line + (f" (cost {usage['cost']:.4f})" if "cost" in usage else "")
 
 
 @app.command("index")
