@@ -125,15 +125,21 @@ _KINDS: tuple[tuple[re.Pattern[str], AnswerKind], ...] = (
 )
 _NAME_WORD = re.compile(r"(?<=\s)[A-Z][\w'’.-]*|(?<=\s)\d[\d,.]*|(?<=\s\W)[A-Z][\w'’.-]*")
 _BOTH_NOUN = re.compile(r"\bboth\s+\w+,\s+(?:the\s+)?(.+?)\s+and\s+(?:the\s+)?(.+?),", re.IGNORECASE)
-_PHRASE_END = frozenset(
+_ADVERB_ENDINGS = ("ally", "ately", "ously", "ively", "ently", "antly", "fully", "edly", "ingly")
+_NOT_TYPE = frozenset(
     [
         "is",
         "was",
         "are",
         "were",
-        "do",
         "does",
         "did",
+        "do",
+        "the",
+        "a",
+        "an",
+        "kind",
+        "type",
         "has",
         "had",
         "have",
@@ -141,6 +147,10 @@ _PHRASE_END = frozenset(
         "would",
         "can",
         "could",
+    ]
+)
+_PHRASE_END = _NOT_TYPE | frozenset(
+    [
         "should",
         "of",
         "in",
@@ -158,9 +168,6 @@ _PHRASE_END = frozenset(
         "which",
         "where",
         "when",
-        "the",
-        "a",
-        "an",
         "as",
         "through",
         "into",
@@ -185,30 +192,6 @@ _PHRASE_END = frozenset(
         "this",
         "these",
         "those",
-    ]
-)
-_ADVERB_ENDINGS = ("ally", "ately", "ously", "ively", "ently", "antly", "fully", "edly", "ingly")
-_NOT_TYPE = frozenset(
-    [
-        "is",
-        "was",
-        "are",
-        "were",
-        "does",
-        "did",
-        "do",
-        "the",
-        "a",
-        "an",
-        "kind",
-        "type",
-        "has",
-        "had",
-        "have",
-        "will",
-        "would",
-        "can",
-        "could",
     ]
 )
 
