@@ -173,3 +173,49 @@ def test_a_dropped_task_stays_dropped_in_later_rounds(settings: Settings, local_
     kept = [t for t in result.todo_items if t.id in dropped]
     assert kept and all(t.status == "skipped" and t.skip_reason == DROPPED for t in kept)
     assert not {t.query for t in planned[1:]} & set(search.queries)
+
+
+def test_cli_clarify_asks_what_a_broad_question_should_focus_on(cli_env: dict[str, str]) -> None:
+    command = [
+        sys.executable,
+        "-m",
+        "deepresearch.cli.main",
+        "research",
+        "Prague clock",
+        "--clarify",
+        "--json",
+    ]
+    done = subprocess.run(
+        command, input="its builder\n", capture_output=True, text=True, env=cli_env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "The question is broad" in done.stderr
+    assert json.loads(done.stdout)["question"] == "Prague clock — focus: its builder"
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "asked", "researched"),
+    [
+        ("quantum computing", "error correction\n", True, "quantum computing — focus: error correction"),
+        ("quantum computing?", "\n", True, "quantum computing?"),
+        (
+            "When was the astronomical clock in Prague built?",
+            "ignored\n",
+            False,
+            "When was the astronomical clock in Prague built?",
+        ),
+    ],
+)
+def test_clarify_only_asks_about_broad_questions(
+    question: str, answer: str, asked: bool, researched: str
+) -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from deepresearch.cli.review import clarify
+
+    shown = StringIO()
+    lines = iter([answer])
+    assert clarify(question, Console(file=shown), read=lambda: next(lines)) == researched
+    assert ("broad" in shown.getvalue()) is asked

@@ -67,12 +67,16 @@ def research(
         bool,
         typer.Option("--review-plan", help="Show the plan first: accept, drop or edit tasks (stdin)."),
     ] = False,
+    clarify_question: Annotated[
+        bool,
+        typer.Option("--clarify", help="For a broad question, ask what to focus on first (stdin)."),
+    ] = False,
 ) -> None:
     """Research QUESTION and print a cited Markdown report."""
     from deepresearch.agent import research as run_research
     from deepresearch.cli.output import plan_output
     from deepresearch.cli.progress import ProgressPrinter, ReportPrinter
-    from deepresearch.cli.review import TerminalReviewer
+    from deepresearch.cli.review import TerminalReviewer, clarify
 
     with _friendly_errors():
         if corpus is not None and index is not None:
@@ -90,6 +94,7 @@ def research(
         progress = None if quiet else ProgressPrinter(err)
         sink = ReportPrinter(progress) if output.streams_markdown else progress
         reviewer = TerminalReviewer(err) if review_plan else None
+        question = clarify(question, err) if clarify_question else question
         result = run_research(question, settings=settings, on_event=sink, review_plan=reviewer)
         output.write(result, err, streamed=isinstance(sink, ReportPrinter) and sink.printed)
         if not quiet:

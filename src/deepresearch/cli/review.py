@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from deepresearch.domain import TodoItem
 from deepresearch.errors import ResearchCancelledError
+from deepresearch.text import key_terms
 
 HELP = (
     "Enter: research this plan · d N [N…]: drop tasks · q N TEXT: new query for task N · "
@@ -55,3 +56,20 @@ class TerminalReviewer:
                 self.console.print(f"[yellow]not understood:[/yellow] {escape(' '.join(words))}")
         except (KeyError, ValueError):
             self.console.print(f"[yellow]no such task:[/yellow] {escape(' '.join(words[1:]))}")
+
+
+VAGUE_TERMS = 3
+"""A question with fewer content words than this is broad enough to ask what to focus on."""
+
+
+def clarify(question: str, console: Console, read: Callable[[], str] | None = None) -> str:
+    """``research --clarify``: for a broad question ("quantum computing"), ask once what the
+    research should focus on and add the answer to the question; Enter keeps it as it is."""
+    if len(key_terms(question)) >= VAGUE_TERMS:
+        return question
+    console.print(
+        "[bold]The question is broad.[/bold] What should the research focus on "
+        "(an aspect, a period, a place)? Enter keeps it as it is."
+    )
+    focus = " ".join((read or sys.stdin.readline)().split())
+    return f"{question.rstrip(' ?？.')} — focus: {focus}" if focus else question
