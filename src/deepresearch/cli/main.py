@@ -79,18 +79,9 @@ def research(
     from deepresearch.cli.review import TerminalReviewer, clarify
 
     with _friendly_errors():
-        if corpus is not None and index is not None:
-            raise ConfigurationError("--corpus researches its own cached index; give --corpus or --index")
-        overrides = {
-            "search_api": search,
-            "max_web_research_loops": loops,
-            "llm_provider": provider,
-            "index_path": index,
-        }
         output = plan_output(format_name, out, as_json)
-        settings = Settings.load(overrides)
-        if corpus is not None:
-            settings = settings.with_overrides(index_path=_index_corpus(settings, corpus, quiet))
+        overrides = {"search_api": search, "max_web_research_loops": loops, "llm_provider": provider}
+        settings = _research_settings(overrides, corpus, index, quiet)
         progress = None if quiet else ProgressPrinter(err)
         sink = ReportPrinter(progress) if output.streams_markdown else progress
         reviewer = TerminalReviewer(err) if review_plan else None
@@ -99,6 +90,18 @@ def research(
         output.write(result, err, streamed=isinstance(sink, ReportPrinter) and sink.printed)
         if not quiet:
             err.print(f"[dim]{usage_line(result.usage)}[/dim]")
+
+
+def _research_settings(
+    overrides: dict[str, Any], corpus: Path | None, index: Path | None, quiet: bool
+) -> Settings:
+    """The run's settings: the flags over the environment, and --corpus indexed into its own file."""
+    if corpus is not None and index is not None:
+        raise ConfigurationError("--corpus researches its own cached index; give --corpus or --index")
+    settings = Settings.load({**overrides, "index_path": index})
+    if corpus is not None:
+        settings = settings.with_overrides(index_path=_index_corpus(settings, corpus, quiet))
+    return settings
 
 
 def usage_line(usage: dict[str, Any]) -> str:
