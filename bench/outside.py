@@ -71,6 +71,12 @@ def stages(steps: list[str]) -> int:
     )
 
 
+PAGE_HOSTS = 10
+"""Loopback addresses the pages are served from (127.0.0.1 to 127.0.0.10), one per result
+position: a real result list spreads its hits over about as many sites, and the fetcher's
+per-host limit (2 connections) applies to each."""
+
+
 class _Corpus:
     """The demo corpus behind a SearXNG-compatible ``/search`` and the pages its hits point at."""
 
@@ -79,7 +85,7 @@ class _Corpus:
         self.pages: dict[str, tuple[str, str]] = {}
         self.lock = threading.Lock()
 
-    def results(self, query: str, base: str) -> dict[str, Any]:
+    def results(self, query: str, bases: list[str]) -> dict[str, Any]:
         hits = self.search.search(query, limit=10)
         results = []
         for position, hit in enumerate(hits, 1):
@@ -88,7 +94,7 @@ class _Corpus:
                 self.pages[key] = (hit.title, hit.content or hit.snippet)
             results.append(
                 {
-                    "url": f"{base}/page/{key}",
+                    "url": f"{bases[(position - 1) % len(bases)]}/page/{key}",
                     "title": hit.title,
                     "content": (hit.content or hit.snippet)[:200],
                     "engine": "startpage",
@@ -113,10 +119,7 @@ class _Corpus:
         ).encode()
 
 
-@contextmanager
-def searxng(corpus: _Corpus) -> Iterator[str]:
-    """A SearXNG-compatible server on 127.0.0.1; yields its base URL."""
-
+def _handler(corpus: _Corpus, bases: list[str]) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -125,10 +128,9 @@ def searxng(corpus: _Corpus) -> Iterator[str]:
 
         def do_GET(self) -> None:  # noqa: N802
             parts = urlsplit(self.path)
-            base = f"http://127.0.0.1:{self.server.server_address[1]}"
             if parts.path == "/search":
                 query = parse_qs(parts.query).get("q", [""])[0]
-                self._send(json.dumps(corpus.results(query, base)).encode(), "application/json")
+                self._send(json.dumps(corpus.results(query, bases)).encode(), "application/json")
             elif parts.path.startswith("/page/") and (body := corpus.page(parts.path[6:])) is not None:
                 self._send(body, "text/html; charset=utf-8")
             else:
@@ -141,15 +143,27 @@ def searxng(corpus: _Corpus) -> Iterator[str]:
             self.end_headers()
             self.wfile.write(body)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
+    return Handler
+
+
+@contextmanager
+def searxng(corpus: _Corpus) -> Iterator[str]:
+    """A SearXNG-compatible server on 127.0.0.1 whose hits point at pages served from
+    :data:`PAGE_HOSTS` loopback addresses; yields the search server's base URL."""
+    bases: list[str] = []
+    servers = [
+        ThreadingHTTPServer((f"127.0.0.{n}", 0), _handler(corpus, bases)) for n in range(1, PAGE_HOSTS + 1)
+    ]
+    bases.extend(f"http://{host}:{port}" for host, port in (s.server_address[:2] for s in servers))
+    for server in servers:
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield bases[0]
     finally:
-        server.shutdown()
-        server.server_close()
+        for server in servers:
+            server.shutdown()
+            server.server_close()
 
 
 def _env(
@@ -165,7 +179,7 @@ def _env(
         "LLM_API_KEY": "bench",
         "RELEVANCE_THRESHOLD": "100",
         "SEARCH_API": search,
-        "FETCH_ALLOW_HOSTS": "127.0.0.1",
+        "FETCH_ALLOW_HOSTS": "127.0.0.0/8",
         "FETCH_CACHE": "false",
         "ENABLE_NOTES": "true",
         **extra,

@@ -26,7 +26,7 @@ from deepresearch.errors import (
 from deepresearch.events import Event, EventType, event
 from deepresearch.graph.context import ResearchContext
 from deepresearch.graph.state import RoutedState
-from deepresearch.llm.base import ChatModel
+from deepresearch.llm.base import ChatModel, ChatModelBase
 from deepresearch.llm.interruptible import InterruptibleModel
 from deepresearch.llm.metered import MeteredModel
 from deepresearch.notes import NoteStore
@@ -158,8 +158,6 @@ def _run(
                 yield counter.make("status", step="resume", message="Resuming from the last checkpoint")
             else:
                 context.opening = _send_opening(context, question)
-                if context.fetcher is not None and settings.search_api not in ("local", "notes"):
-                    context.fetcher.preload()
             for ev in _drive(question, settings, context, notices, setup, counter, run, started, durable):
                 run.append_jsonl("events.jsonl", ev.as_dict())
                 yield ev
@@ -193,6 +191,10 @@ def _drive(
     from deepresearch.graph.builder import build_graph
 
     graph = build_graph(checkpointer=durable.checkpointer if durable else None)
+    if context.fetcher is not None and settings.search_api not in ("local", "notes"):
+        # Only now: trafilatura and LangGraph both import xml.sax, and importing them from two
+        # threads at once can end in Python's import deadlock error.
+        context.fetcher.preload()
     state: dict[str, Any] = {}
     conclusion: NoteRef | None = None
     inputs, config = _graph_inputs(question, settings, notices, durable)
@@ -268,6 +270,8 @@ def _build_context(
         from deepresearch.llm.factory import build_model
 
         model = build_model(settings)
+        if isinstance(model, ChatModelBase):
+            stack.callback(model.close)
     if search is None:
         from deepresearch.search.factory import build_search
 

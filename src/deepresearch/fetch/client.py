@@ -153,7 +153,8 @@ class PageFetcher:
     def preload(self) -> None:
         """Import the HTML extractor (trafilatura, ~0.15-0.3 s) from a background thread now, so
         the first page read does not wait for it; a run calls this while its first model call is
-        in flight."""
+        in flight, once LangGraph is imported (both import ``xml.sax``: importing the two from two
+        threads at once can fail with Python's import deadlock error)."""
         threading.Thread(target=_import_extractor, name="deepresearch-preload", daemon=True).start()
 
     def fetch_many(self, urls: Sequence[str]) -> list[FetchResult]:
