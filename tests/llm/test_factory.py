@@ -288,3 +288,20 @@ def test_a_role_model_equal_to_the_default_is_not_routed(tmp_path: Path, base_ur
     model = build_model(_custom(tmp_path, base_url, writer_model="fake-model", judge_model="fake-model"))
 
     assert isinstance(model, OpenAICompatModel)
+
+
+def test_closing_the_built_model_closes_the_client_of_every_role(tmp_path: Path, base_url: str) -> None:
+    settings = _custom(
+        tmp_path, base_url, summarizer_model="small", llm_cache="readwrite", llm_min_interval_seconds=0.01
+    )
+    model = build_model(settings)
+    assert isinstance(model, StepRouter)
+    leaves = [model.leaf_for("summarize"), model.leaf_for("report")]
+    assert all(isinstance(leaf, OpenAICompatModel) for leaf in leaves) and leaves[0] is not leaves[1]
+    model.complete(HELLO, step="summarize")
+
+    model.close()
+
+    for step in ("summarize", "report"):
+        with pytest.raises(RuntimeError, match="client has been closed"):
+            model.leaf_for(step).complete(HELLO, step=step)

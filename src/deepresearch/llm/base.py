@@ -139,3 +139,7 @@ class ChatModelBase:
     def on_stream(self, call: ModelCall) -> Iterator[str]:
         """The answer to ``call`` as text chunks."""
         raise NotImplementedError
+
+    def close(self) -> None:
+        """Free what the model holds (connections, loaded weights); nothing by default. A run
+        closes the model it built when it ends; a model passed in stays its owner's to close."""

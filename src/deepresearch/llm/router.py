@@ -41,6 +41,10 @@ class StepRouter(ModelWrapper):
         role = STEP_ROLES.get(step)
         return self.by_role.get(role, self.default) if role else self.default
 
+    def wrapped(self) -> list[ChatModel]:
+        distinct = {id(model): model for model in (self.default, *self.by_role.values())}
+        return list(distinct.values())
+
     def on_complete(self, call: ModelCall) -> Completion:
         model = self.model_for(call.step)
         completion = call.complete(model)

@@ -30,6 +30,16 @@ class ModelWrapper(ChatModelBase):
         """The model that answers ``step`` below this wrapper (a router picks one per step)."""
         return self.inner
 
+    def close(self) -> None:
+        """Close every model below this wrapper."""
+        for model in self.wrapped():
+            if isinstance(model, ChatModelBase):
+                model.close()
+
+    def wrapped(self) -> list[ChatModel]:
+        """The models this wrapper hands calls to (a router: each distinct one)."""
+        return [self.inner]
+
     def leaf_for(self, step: str) -> ChatModel:
         """The innermost model that answers ``step``, through every wrapper below this one."""
         model = self.model_for(step)
