@@ -11,7 +11,7 @@ from deepresearch.citations import Source
 from deepresearch.domain import TodoItem
 from deepresearch.extractive import with_subject
 from deepresearch.model_outputs import Insight, ReportDraft
-from deepresearch.report import ReportInput, render_report
+from deepresearch.report_markdown import ReportInput, render_report
 
 QUESTION = "When was the astronomical clock built in the city where Karel Purkyně died?"
 SOURCES = [

@@ -21,7 +21,7 @@ from deepresearch.graph.state import ResearchState
 from deepresearch.llm.structured import ask_structured
 from deepresearch.model_outputs import ReportDraft
 from deepresearch.prompts.steps import report_messages
-from deepresearch.report import ReportInput, render_report
+from deepresearch.report_markdown import ReportInput, render_report
 
 MAX_REPORT_SOURCES = 8
 
