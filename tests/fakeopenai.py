@@ -66,6 +66,7 @@ class FakeOpenAI:
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
+    open_connections: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def next_reply(self, body: dict[str, Any]) -> Reply:
@@ -73,6 +74,11 @@ class FakeOpenAI:
             if self.script:
                 return self.script.pop(0)
         return self.responder(body)
+
+    def connected(self, change: int) -> None:
+        """A client connected (``+1``) or its connection ended (``-1``)."""
+        with self._lock:
+            self.open_connections += change
 
     def record(self, body: dict[str, Any], headers: dict[str, str]) -> None:
         with self._lock:
@@ -94,6 +100,14 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
 
         def log_message(self, format: str, *args: Any) -> None:
             return
+
+        def setup(self) -> None:
+            super().setup()
+            fake.connected(+1)
+
+        def finish(self) -> None:
+            fake.connected(-1)
+            super().finish()
 
         def do_GET(self) -> None:
             if self.path in fake.routes:

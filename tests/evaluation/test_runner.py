@@ -11,6 +11,8 @@ from deepresearch.llm.testing import ModelCall, ScriptedModel
 from deepresearch.settings import Settings
 
 from ..conftest import PASSAGES, QUESTION
+from ..fakeopenai import FakeOpenAI, research_responder
+from ..server.helpers import wait_for
 
 
 def _files(tmp_path: Path) -> tuple[Path, Path]:
@@ -82,3 +84,17 @@ def test_drop_gold_removes_the_gold_passages_and_the_agent_abstains(
     assert row.abstained == 1.0 and row.answer_match == 0.0
     assert row.answer.startswith("The sources read do not say")
     assert "nogold" in report.corpus and "d2" not in Path(report.corpus).read_text()
+
+
+def test_an_evaluation_closes_its_connections_to_the_model_server_when_it_ends(
+    tmp_path: Path, fake: FakeOpenAI, base_url: str
+) -> None:
+    fake.responder = research_responder()
+    preset = {"llm_provider": "custom", "llm_base_url": base_url, "llm_model_id": "fake-model"}
+    settings = Settings.load({"deepresearch_home": tmp_path / "home", **preset})
+    questions, corpus = _files(tmp_path)
+
+    report = run_evaluation(settings, EvalOptions(questions, corpus, limit=1))
+
+    assert report.systems["agent"][0].error is None and fake.requests
+    assert wait_for(lambda: fake.open_connections == 0, timeout=5)

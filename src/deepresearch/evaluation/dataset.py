@@ -22,9 +22,8 @@ def load_questions(path: Path, *, limit: int | None = None, seed: int | None = N
     """Questions in file order (shuffled when ``seed`` is given), at most ``limit``."""
     if not path.is_file():
         raise ConfigurationError(f"questions file {path} does not exist")
-    items = [
-        _parse(line, number) for number, line in enumerate(path.open(encoding="utf-8"), 1) if line.strip()
-    ]
+    with path.open(encoding="utf-8") as lines:
+        items = [_parse(line, number) for number, line in enumerate(lines, 1) if line.strip()]
     if seed is not None:
         random.Random(seed).shuffle(items)
     return items[:limit] if limit else items

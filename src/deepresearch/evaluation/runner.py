@@ -10,6 +10,7 @@ import json
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from deepresearch.evaluation.scoring import (
 from deepresearch.index.corpus import ensure_corpus_index
 from deepresearch.index.embeddings import embedder_for
 from deepresearch.index.store import DocumentIndex
-from deepresearch.llm.base import ChatModel
+from deepresearch.llm.base import ChatModel, ChatModelBase
 from deepresearch.llm.metered import MeteredModel
 from deepresearch.result import ResearchResult
 from deepresearch.search.local import LocalSearch
@@ -134,23 +135,31 @@ def run_evaluation(
     corpus = without_gold(settings, options.corpus, questions) if options.drop_gold else options.corpus
     index_path, _ = ensure_corpus_index(settings, corpus)
     settings = settings.with_overrides(index_path=index_path, search_api="local", enable_notes=False)
-    if model is None:
-        from deepresearch.llm.factory import build_model
-
-        model = build_model(settings)
-    report = EvalReport(model=model.name, corpus=str(corpus), questions=len(questions))
-    with DocumentIndex.open_existing(index_path, embedder_for(settings)) as index:
+    with ExitStack() as stack:
+        chosen = model if model is not None else _own_model(settings, stack)
+        report = EvalReport(model=chosen.name, corpus=str(corpus), questions=len(questions))
+        index = stack.enter_context(DocumentIndex.open_existing(index_path, embedder_for(settings)))
         search = LocalSearch(index)
         systems: dict[str, Callable[[EvalQuestion], QuestionScore]] = {
-            "agent": lambda q: _score_agent(q, settings, model, search),
+            "agent": lambda q: _score_agent(q, settings, chosen, search),
         }
         if options.baseline == "naive":
-            systems["naive"] = lambda q: _score_naive(q, model, search, options.top_k)
+            systems["naive"] = lambda q: _score_naive(q, chosen, search, options.top_k)
         for name, run_one in systems.items():
             report.systems[name] = _run_all(name, questions, run_one, console)
     if options.out is not None:
         _write(report, options.out)
     return report
+
+
+def _own_model(settings: Settings, stack: ExitStack) -> ChatModel:
+    """The model ``settings`` name, built for this evaluation and closed when it ends."""
+    from deepresearch.llm.factory import build_model
+
+    model = build_model(settings)
+    if isinstance(model, ChatModelBase):
+        stack.callback(model.close)
+    return model
 
 
 def without_gold(settings: Settings, corpus: Path, questions: Sequence[EvalQuestion]) -> Path:
@@ -163,7 +172,8 @@ def without_gold(settings: Settings, corpus: Path, questions: Sequence[EvalQuest
     target = settings.home / "eval" / f"{corpus.stem}-nogold-{digest}.jsonl"
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
-        kept = [line for line in corpus.open(encoding="utf-8") if _doc_id(line) not in gold]
+        with corpus.open(encoding="utf-8") as lines:
+            kept = [line for line in lines if _doc_id(line) not in gold]
         target.write_text("".join(kept), encoding="utf-8")
     return target
 
