@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from deepresearch.index.store import DocumentIndex
 from deepresearch.search.local import LocalSearch
 from deepresearch.settings import Settings
 
+from .closing import Models
 from .fakeopenai import FakeOpenAI, serve
 
 PASSAGES = [
@@ -59,6 +61,13 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def models() -> Iterator[Models]:
+    """Models the test builds (``models.build``, ``models.keep``), closed when it ends."""
+    with ExitStack() as stack:
+        yield Models(stack)
 
 
 @pytest.fixture

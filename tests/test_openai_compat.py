@@ -16,13 +16,14 @@ from deepresearch.llm.base import ChatModel, Message
 from deepresearch.llm.openai_compat import OpenAICompatModel
 from deepresearch.settings import mask_secret
 
+from .closing import Models
 from .fakeopenai import REPLY, FakeOpenAI, Reply
 
 SECRET = "sk-test-secret-0123456789abcdef"
 SCHEMA = {"type": "object", "properties": {"queries": {"type": "array"}}}
 
 
-def _model(base_url: str, **overrides: Any) -> OpenAICompatModel:
+def _model(models: Models, base_url: str, **overrides: Any) -> OpenAICompatModel:
     options: dict[str, Any] = {
         "api_key": None,
         "model": "fake-model",
@@ -30,18 +31,18 @@ def _model(base_url: str, **overrides: Any) -> OpenAICompatModel:
         "timeout": 10.0,
     }
     options.update(overrides)
-    return OpenAICompatModel(base_url=base_url, **options)
+    return models.keep(OpenAICompatModel(base_url=base_url, **options))
 
 
 QUESTION = [Message("system", "Be brief."), Message("user", "Say hello please")]
 
 
-def test_is_a_chat_model(base_url: str) -> None:
-    assert isinstance(_model(base_url), ChatModel)
+def test_is_a_chat_model(base_url: str, models: Models) -> None:
+    assert isinstance(_model(models, base_url), ChatModel)
 
 
-def test_complete_round_trip_with_usage(base_url: str, fake: FakeOpenAI) -> None:
-    completion = _model(base_url).complete(QUESTION, max_tokens=32)
+def test_complete_round_trip_with_usage(base_url: str, fake: FakeOpenAI, models: Models) -> None:
+    completion = _model(models, base_url).complete(QUESTION, max_tokens=32)
 
     assert completion.text == REPLY
     assert completion.finish_reason == "stop"
@@ -53,38 +54,42 @@ def test_complete_round_trip_with_usage(base_url: str, fake: FakeOpenAI) -> None
     assert "response_format" not in sent
 
 
-def test_schema_is_sent_as_json_object_with_schema_hint(base_url: str, fake: FakeOpenAI) -> None:
-    completion = _model(base_url).complete(QUESTION, schema=SCHEMA)
+def test_schema_is_sent_as_json_object_with_schema_hint(
+    base_url: str, fake: FakeOpenAI, models: Models
+) -> None:
+    completion = _model(models, base_url).complete(QUESTION, schema=SCHEMA)
 
     assert json.loads(completion.text) == {"queries": ["a", "b"]}
     assert fake.requests[0]["response_format"] == {"type": "json_object", "schema": SCHEMA}
 
 
-def test_json_schema_mode_sends_json_schema(base_url: str, fake: FakeOpenAI) -> None:
-    _model(base_url, json_mode="json_schema").complete(QUESTION, schema=SCHEMA)
+def test_json_schema_mode_sends_json_schema(base_url: str, fake: FakeOpenAI, models: Models) -> None:
+    _model(models, base_url, json_mode="json_schema").complete(QUESTION, schema=SCHEMA)
 
     sent = fake.requests[0]["response_format"]
     assert sent["type"] == "json_schema"
     assert sent["json_schema"]["schema"] == SCHEMA
 
 
-def test_json_mode_none_sends_no_response_format(base_url: str, fake: FakeOpenAI) -> None:
-    _model(base_url, json_mode="none").complete(QUESTION, schema=SCHEMA)
+def test_json_mode_none_sends_no_response_format(base_url: str, fake: FakeOpenAI, models: Models) -> None:
+    _model(models, base_url, json_mode="none").complete(QUESTION, schema=SCHEMA)
 
     assert "response_format" not in fake.requests[0]
 
 
-def test_stream_yields_deltas(base_url: str, fake: FakeOpenAI) -> None:
-    chunks = list(_model(base_url).stream(QUESTION, max_tokens=16))
+def test_stream_yields_deltas(base_url: str, fake: FakeOpenAI, models: Models) -> None:
+    chunks = list(_model(models, base_url).stream(QUESTION, max_tokens=16))
 
     assert chunks == ["Hello", " from", " fake"]
     assert fake.requests[0]["stream"] is True
     assert fake.requests[0]["max_tokens"] == 16
 
 
-def test_rejected_response_format_is_dropped_and_remembered(base_url: str, fake: FakeOpenAI) -> None:
+def test_rejected_response_format_is_dropped_and_remembered(
+    base_url: str, fake: FakeOpenAI, models: Models
+) -> None:
     fake.rejects = lambda body: "response_format" in body
-    model = _model(base_url)
+    model = _model(models, base_url)
 
     first = model.complete(QUESTION, schema=SCHEMA)
     second = model.complete(QUESTION, schema=SCHEMA)
@@ -99,9 +104,11 @@ def test_rejected_response_format_is_dropped_and_remembered(base_url: str, fake:
     ]
 
 
-def test_rejected_json_schema_falls_back_to_json_object(base_url: str, fake: FakeOpenAI) -> None:
+def test_rejected_json_schema_falls_back_to_json_object(
+    base_url: str, fake: FakeOpenAI, models: Models
+) -> None:
     fake.rejects = lambda body: body.get("response_format", {}).get("type") == "json_schema"
-    model = _model(base_url, json_mode="json_schema")
+    model = _model(models, base_url, json_mode="json_schema")
 
     model.complete(QUESTION, schema=SCHEMA)
     model.complete(QUESTION, schema=SCHEMA)
@@ -118,9 +125,9 @@ def _closed_port() -> int:
     return port
 
 
-def test_unreachable_server_names_url_not_key() -> None:
+def test_unreachable_server_names_url_not_key(models: Models) -> None:
     url = f"http://127.0.0.1:{_closed_port()}/v1"
-    model = _model(url, api_key=SECRET)
+    model = _model(models, url, api_key=SECRET)
 
     with pytest.raises(ModelNotAvailableError) as caught:
         model.complete(QUESTION)
@@ -132,18 +139,18 @@ def test_unreachable_server_names_url_not_key() -> None:
     assert SECRET not in message
 
 
-def test_unreachable_server_while_streaming() -> None:
-    model = _model(f"http://127.0.0.1:{_closed_port()}/v1")
+def test_unreachable_server_while_streaming(models: Models) -> None:
+    model = _model(models, f"http://127.0.0.1:{_closed_port()}/v1")
 
     with pytest.raises(ModelNotAvailableError):
         list(model.stream(QUESTION))
 
 
-def test_wrong_key_says_llm_api_key_and_masks_it(base_url: str, fake: FakeOpenAI) -> None:
+def test_wrong_key_says_llm_api_key_and_masks_it(base_url: str, fake: FakeOpenAI, models: Models) -> None:
     fake.api_key = "the-right-key"
 
     with pytest.raises(ModelNotAvailableError) as caught:
-        _model(base_url, api_key=SECRET).complete(QUESTION)
+        _model(models, base_url, api_key=SECRET).complete(QUESTION)
 
     message = str(caught.value)
     assert "LLM_API_KEY" in message
@@ -151,9 +158,9 @@ def test_wrong_key_says_llm_api_key_and_masks_it(base_url: str, fake: FakeOpenAI
     assert str(mask_secret(SECRET)) in message
 
 
-def test_unknown_model_lists_the_offered_ones(base_url: str, fake: FakeOpenAI) -> None:
+def test_unknown_model_lists_the_offered_ones(base_url: str, fake: FakeOpenAI, models: Models) -> None:
     with pytest.raises(ModelNotAvailableError) as caught:
-        _model(base_url, model="no-such-model").complete(QUESTION)
+        _model(models, base_url, model="no-such-model").complete(QUESTION)
 
     message = str(caught.value)
     assert "'no-such-model'" in message
@@ -161,38 +168,38 @@ def test_unknown_model_lists_the_offered_ones(base_url: str, fake: FakeOpenAI) -
     assert "LLM_MODEL" in message
 
 
-def test_wrong_path_says_fix_the_base_url(base_url: str) -> None:
+def test_wrong_path_says_fix_the_base_url(base_url: str, models: Models) -> None:
     with pytest.raises(ModelNotAvailableError) as caught:
-        _model(base_url.removesuffix("/v1")).complete(QUESTION)
+        _model(models, base_url.removesuffix("/v1")).complete(QUESTION)
 
     assert "base URL" in str(caught.value)
 
 
-def test_timeout_is_a_model_error(base_url: str, fake: FakeOpenAI) -> None:
+def test_timeout_is_a_model_error(base_url: str, fake: FakeOpenAI, models: Models) -> None:
     fake.script = [Reply(delay=2.0)]
 
     with pytest.raises(ModelError) as caught:
-        _model(base_url, timeout=0.3).complete(QUESTION)
+        _model(models, base_url, timeout=0.3).complete(QUESTION)
 
     assert "did not answer" in str(caught.value)
 
 
 def test_no_key_sends_a_placeholder_not_the_environment(
-    base_url: str, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+    base_url: str, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, models: Models
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "key-from-environment")
 
-    _model(base_url).complete(QUESTION)
+    _model(models, base_url).complete(QUESTION)
 
     assert fake.headers[0]["authorization"] == "Bearer no-key"
 
 
-def test_list_models(base_url: str) -> None:
-    assert _model(base_url).list_models() == ["fake-model"]
+def test_list_models(base_url: str, models: Models) -> None:
+    assert _model(models, base_url).list_models() == ["fake-model"]
 
 
-def test_repr_masks_the_key(base_url: str) -> None:
-    assert SECRET not in repr(_model(base_url, api_key=SECRET))
+def test_repr_masks_the_key(base_url: str, models: Models) -> None:
+    assert SECRET not in repr(_model(models, base_url, api_key=SECRET))
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ from deepresearch.llm.router import StepRouter
 from deepresearch.retry import IntervalGate
 from deepresearch.settings import Settings
 
+from ..closing import Models
 from ..fakeopenai import FakeOpenAI, serve
 
 HELLO = [Message("user", "Say hello")]
@@ -50,13 +51,13 @@ def _custom(tmp_path: Path, base_url: str, **values: Any) -> Settings:
 
 
 def test_ollama_gets_v1_its_key_and_an_explicit_context(
-    tmp_path: Path, base_url: str, fake: FakeOpenAI
+    tmp_path: Path, base_url: str, fake: FakeOpenAI, models: Models
 ) -> None:
     root = base_url.removesuffix("/v1")
     settings = _settings(tmp_path, llm_provider="ollama", ollama_base_url=root, local_llm="small")
 
-    build_model(settings).complete(HELLO, schema=SCHEMA)
-    list(build_model(settings).stream(HELLO))
+    models.build(settings).complete(HELLO, schema=SCHEMA)
+    list(models.build(settings).stream(HELLO))
 
     assert [r["options"] for r in fake.requests] == [{"num_ctx": 8192}] * 2
     assert fake.headers[0]["authorization"] == "Bearer ollama"
@@ -66,7 +67,7 @@ def test_ollama_gets_v1_its_key_and_an_explicit_context(
 
 @pytest.mark.parametrize(("provider", "placeholder"), [("ollama", "ollama"), ("lmstudio", "lm-studio")])
 def test_the_model_key_never_goes_to_a_preset_address(
-    tmp_path: Path, base_url: str, fake: FakeOpenAI, provider: str, placeholder: str
+    tmp_path: Path, base_url: str, fake: FakeOpenAI, provider: str, placeholder: str, models: Models
 ) -> None:
     secret = "sk-operator-" + "k" * 30
     addresses = {"ollama_base_url": base_url.removesuffix("/v1"), "lmstudio_base_url": base_url}
@@ -74,7 +75,7 @@ def test_the_model_key_never_goes_to_a_preset_address(
         tmp_path, llm_provider=provider, llm_api_key=secret, local_llm="fake-model", **addresses
     )
 
-    build_model(settings).complete(HELLO)
+    models.build(settings).complete(HELLO)
 
     assert [h["authorization"] for h in fake.headers] == [f"Bearer {placeholder}"]
 
@@ -98,9 +99,9 @@ def test_lmstudio_defaults(tmp_path: Path) -> None:
     assert config.extra_body == {}
 
 
-def test_custom_needs_a_base_url(tmp_path: Path) -> None:
+def test_custom_needs_a_base_url(tmp_path: Path, models: Models) -> None:
     with pytest.raises(ConfigurationError, match="LLM_BASE_URL"):
-        build_model(_settings(tmp_path, llm_provider="custom", llm_model_id="m"))
+        models.build(_settings(tmp_path, llm_provider="custom", llm_model_id="m"))
 
 
 def test_openai_needs_a_key_and_defaults_to_the_api(tmp_path: Path) -> None:
@@ -111,9 +112,9 @@ def test_openai_needs_a_key_and_defaults_to_the_api(tmp_path: Path) -> None:
     assert server_config(keyed).base_url == "https://api.openai.com/v1"
 
 
-def test_a_server_needs_a_model(tmp_path: Path, base_url: str) -> None:
+def test_a_server_needs_a_model(tmp_path: Path, base_url: str, models: Models) -> None:
     with pytest.raises(ConfigurationError, match="LLM_MODEL_ID"):
-        build_model(_settings(tmp_path, llm_provider="custom", llm_base_url=base_url))
+        models.build(_settings(tmp_path, llm_provider="custom", llm_base_url=base_url))
 
 
 def test_llm_model_id_wins_over_local_llm(tmp_path: Path, base_url: str) -> None:
@@ -132,29 +133,31 @@ def test_describe_masks_the_key(tmp_path: Path, base_url: str) -> None:
 
 
 def test_temperature_is_zero_by_default_and_comes_from_settings(
-    tmp_path: Path, base_url: str, fake: FakeOpenAI
+    tmp_path: Path, base_url: str, fake: FakeOpenAI, models: Models
 ) -> None:
-    build_model(_custom(tmp_path, base_url)).complete(HELLO)
-    build_model(_custom(tmp_path, base_url, llm_temperature=0.7)).complete(HELLO)
+    models.build(_custom(tmp_path, base_url)).complete(HELLO)
+    models.build(_custom(tmp_path, base_url, llm_temperature=0.7)).complete(HELLO)
 
     assert [r["temperature"] for r in fake.requests] == [0.0, 0.7]
 
 
-def test_json_mode_setting_picks_the_first_rung(tmp_path: Path, base_url: str, fake: FakeOpenAI) -> None:
-    build_model(_custom(tmp_path, base_url, llm_json_mode="json_object")).complete(HELLO, schema=SCHEMA)
-    build_model(_custom(tmp_path, base_url, llm_json_mode="none")).complete(HELLO, schema=SCHEMA)
+def test_json_mode_setting_picks_the_first_rung(
+    tmp_path: Path, base_url: str, fake: FakeOpenAI, models: Models
+) -> None:
+    models.build(_custom(tmp_path, base_url, llm_json_mode="json_object")).complete(HELLO, schema=SCHEMA)
+    models.build(_custom(tmp_path, base_url, llm_json_mode="none")).complete(HELLO, schema=SCHEMA)
 
     assert fake.requests[0]["response_format"] == {"type": "json_object", "schema": SCHEMA}
     assert "response_format" not in fake.requests[1]
 
 
-def test_a_single_model_is_not_routed(tmp_path: Path, base_url: str) -> None:
-    assert isinstance(build_model(_custom(tmp_path, base_url)), OpenAICompatModel)
+def test_a_single_model_is_not_routed(tmp_path: Path, base_url: str, models: Models) -> None:
+    assert isinstance(models.build(_custom(tmp_path, base_url)), OpenAICompatModel)
 
 
-def test_role_models_route_by_step(tmp_path: Path, base_url: str, fake: FakeOpenAI) -> None:
+def test_role_models_route_by_step(tmp_path: Path, base_url: str, fake: FakeOpenAI, models: Models) -> None:
     settings = _custom(tmp_path, base_url, llm_model_id="small", writer_model="big", judge_model="small")
-    model = MeteredModel(build_model(settings))
+    model = MeteredModel(models.build(settings))
 
     for step in ("role", "plan", "queries", "judge", "report", "answer"):
         model.complete(HELLO, step=step)
@@ -170,11 +173,11 @@ def test_an_unknown_role_is_an_error() -> None:
         StepRouter(EmbeddedModel(Path("x.gguf")), {"planer": EmbeddedModel(Path("y.gguf"))})
 
 
-def test_embedded_role_models_are_names_or_gguf_paths(tmp_path: Path) -> None:
+def test_embedded_role_models_are_names_or_gguf_paths(tmp_path: Path, models: Models) -> None:
     gguf = tmp_path / "big.gguf"
     settings = _settings(tmp_path, writer_model=str(gguf), planner_model="smollm2")
 
-    model = build_model(settings)
+    model = models.build(settings)
 
     assert isinstance(model, StepRouter)
     writer, planner = model.model_for("report"), model.model_for("plan")
@@ -182,12 +185,14 @@ def test_embedded_role_models_are_names_or_gguf_paths(tmp_path: Path) -> None:
     assert isinstance(planner, EmbeddedModel) and planner.name == "embedded:smollm2"
 
 
-def test_cache_readwrite_answers_a_repeat_from_disk(tmp_path: Path, base_url: str, fake: FakeOpenAI) -> None:
+def test_cache_readwrite_answers_a_repeat_from_disk(
+    tmp_path: Path, base_url: str, fake: FakeOpenAI, models: Models
+) -> None:
     settings = _custom(tmp_path, base_url, llm_cache="readwrite")
 
-    first = build_model(settings).complete(HELLO, schema=SCHEMA)
-    again = build_model(settings).complete(HELLO, schema=SCHEMA)
-    other = build_model(settings).complete(HELLO, schema=SCHEMA, max_tokens=7)
+    first = models.build(settings).complete(HELLO, schema=SCHEMA)
+    again = models.build(settings).complete(HELLO, schema=SCHEMA)
+    other = models.build(settings).complete(HELLO, schema=SCHEMA, max_tokens=7)
 
     assert len(fake.requests) == 2
     assert again.text == first.text == other.text
@@ -195,45 +200,49 @@ def test_cache_readwrite_answers_a_repeat_from_disk(tmp_path: Path, base_url: st
     assert list((settings.cache_dir / "llm").rglob("*.json"))
 
 
-def test_cache_streams_too(tmp_path: Path, base_url: str, fake: FakeOpenAI) -> None:
+def test_cache_streams_too(tmp_path: Path, base_url: str, fake: FakeOpenAI, models: Models) -> None:
     settings = _custom(tmp_path, base_url, llm_cache="readwrite")
 
-    first = list(build_model(settings).stream(HELLO))
-    again = list(build_model(settings).stream(HELLO))
+    first = list(models.build(settings).stream(HELLO))
+    again = list(models.build(settings).stream(HELLO))
 
     assert first == again == ["Hello", " from", " fake"]
     assert len(fake.requests) == 1
 
 
-def test_cache_read_never_writes(tmp_path: Path, base_url: str, fake: FakeOpenAI) -> None:
+def test_cache_read_never_writes(tmp_path: Path, base_url: str, fake: FakeOpenAI, models: Models) -> None:
     settings = _custom(tmp_path, base_url, llm_cache="read")
 
-    build_model(settings).complete(HELLO)
-    build_model(settings).complete(HELLO)
+    models.build(settings).complete(HELLO)
+    models.build(settings).complete(HELLO)
 
     assert len(fake.requests) == 2
     assert not (settings.cache_dir / "llm").exists()
 
 
-def test_cache_key_changes_with_the_server_settings(tmp_path: Path, base_url: str, fake: FakeOpenAI) -> None:
-    build_model(_custom(tmp_path, base_url, llm_cache="readwrite")).complete(HELLO)
-    build_model(_custom(tmp_path, base_url, llm_cache="readwrite", llm_temperature=0.5)).complete(HELLO)
+def test_cache_key_changes_with_the_server_settings(
+    tmp_path: Path, base_url: str, fake: FakeOpenAI, models: Models
+) -> None:
+    models.build(_custom(tmp_path, base_url, llm_cache="readwrite")).complete(HELLO)
+    models.build(_custom(tmp_path, base_url, llm_cache="readwrite", llm_temperature=0.5)).complete(HELLO)
 
     assert len(fake.requests) == 2
 
 
-def test_an_unreadable_cache_entry_is_a_miss(tmp_path: Path, base_url: str, fake: FakeOpenAI) -> None:
+def test_an_unreadable_cache_entry_is_a_miss(
+    tmp_path: Path, base_url: str, fake: FakeOpenAI, models: Models
+) -> None:
     settings = _custom(tmp_path, base_url, llm_cache="readwrite")
-    build_model(settings).complete(HELLO)
+    models.build(settings).complete(HELLO)
     for entry in (settings.cache_dir / "llm").rglob("*.json"):
         entry.write_text("{not json", encoding="utf-8")
 
-    assert build_model(settings).complete(HELLO).text == "Hello from fake"
+    assert models.build(settings).complete(HELLO).text == "Hello from fake"
     assert len(fake.requests) == 2
 
 
-def test_wrappers_are_applied_in_order(tmp_path: Path, base_url: str) -> None:
-    model = build_model(_custom(tmp_path, base_url, llm_cache="readwrite", llm_min_interval_seconds=0.5))
+def test_wrappers_are_applied_in_order(tmp_path: Path, base_url: str, models: Models) -> None:
+    model = models.build(_custom(tmp_path, base_url, llm_cache="readwrite", llm_min_interval_seconds=0.5))
 
     assert isinstance(model, CachedModel)
     assert isinstance(model.inner, PacedModel) and model.inner.interval == 0.5
@@ -284,8 +293,10 @@ def test_interval_gate_is_shared_between_threads() -> None:
     assert all(b - a >= 0.09 for a, b in zip(starts, starts[1:], strict=False))
 
 
-def test_a_role_model_equal_to_the_default_is_not_routed(tmp_path: Path, base_url: str) -> None:
-    model = build_model(_custom(tmp_path, base_url, writer_model="fake-model", judge_model="fake-model"))
+def test_a_role_model_equal_to_the_default_is_not_routed(
+    tmp_path: Path, base_url: str, models: Models
+) -> None:
+    model = models.build(_custom(tmp_path, base_url, writer_model="fake-model", judge_model="fake-model"))
 
     assert isinstance(model, OpenAICompatModel)
 

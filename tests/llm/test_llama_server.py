@@ -18,7 +18,6 @@ import pytest
 
 from deepresearch import research_stream
 from deepresearch.doctor import run_checks
-from deepresearch.llm.factory import build_model
 from deepresearch.llm.openai_compat import OpenAICompatModel
 from deepresearch.llm.structured import ask_structured
 from deepresearch.model_outputs import RoleChoice
@@ -26,6 +25,7 @@ from deepresearch.prompts.steps import role_messages
 from deepresearch.search.local import LocalSearch
 from deepresearch.settings import Settings
 
+from ..closing import Models
 from ..conftest import QUESTION
 
 pytestmark = pytest.mark.embedded
@@ -97,8 +97,10 @@ def _settings(tmp_path: Path, url: str, **values: Any) -> Settings:
     return Settings.load({**options, **values})
 
 
-def test_the_ladder_lands_on_json_object_with_schema(llama_server: str, tmp_path: Path) -> None:
-    model = build_model(_settings(tmp_path, llama_server))
+def test_the_ladder_lands_on_json_object_with_schema(
+    llama_server: str, tmp_path: Path, models: Models
+) -> None:
+    model = models.build(_settings(tmp_path, llama_server))
     assert isinstance(model, OpenAICompatModel)
 
     result = ask_structured(model, role_messages(QUESTION), RoleChoice, step="role", max_tokens=80)
