@@ -81,7 +81,7 @@ def test_demo_question_on_the_embedded_model_cites_demo_passages(tmp_path: Path)
     done = run_cli("research", question, "--json", "--loops", "1", home=tmp_path, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout)
-    demo_ids = {json.loads(line)["doc_id"] for line in demo_corpus_path().open(encoding="utf-8")}
+    demo_ids = {json.loads(line)["doc_id"] for line in demo_corpus_path().read_text("utf-8").splitlines()}
     cited = [s for s in result["sources"] if s["id"] in result["cited_source_ids"]]
     assert cited and all(s["doc_id"] in demo_ids for s in cited)
     assert "## References" in result["report_markdown"]

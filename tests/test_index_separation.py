@@ -23,7 +23,9 @@ from deepresearch.settings import Settings
 from .fakeopenai import FakeOpenAI, research_responder, serve
 
 QUESTION = "When was the astronomical clock built in the city where Karel Purkyně died?"
-DEMO_IDS = frozenset(json.loads(line)["doc_id"] for line in demo_corpus_path().open(encoding="utf-8"))
+DEMO_IDS = frozenset(
+    json.loads(line)["doc_id"] for line in demo_corpus_path().read_text("utf-8").splitlines()
+)
 
 
 @pytest.fixture

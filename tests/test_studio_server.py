@@ -68,16 +68,16 @@ def test_langgraph_dev_serves_the_graph_and_runs_a_thread(tmp_path: Path) -> Non
         try:
             url = f"http://127.0.0.1:{port}"
             wait_ok(url, process, log)
-            client = httpx.Client(base_url=url, timeout=120)
-            [assistant] = client.post("/assistants/search", json={"graph_id": "deepresearch"}).json()
-            thread = client.post("/threads", json={}).json()
-            body = {"assistant_id": assistant["assistant_id"], "input": {"question": QUESTION}}
-            body["context"] = {"max_web_research_loops": 1}
-            state = client.post(f"/threads/{thread['thread_id']}/runs/wait", json=body).json()
-            assert "__error__" not in state, state
-            assert state["round"] == 1 and "1410" in json.dumps(state["report"])
-            saved = client.get(f"/threads/{thread['thread_id']}/state").json()
-            assert saved["values"]["question"] == QUESTION
+            with httpx.Client(base_url=url, timeout=120) as client:
+                [assistant] = client.post("/assistants/search", json={"graph_id": "deepresearch"}).json()
+                thread = client.post("/threads", json={}).json()
+                body = {"assistant_id": assistant["assistant_id"], "input": {"question": QUESTION}}
+                body["context"] = {"max_web_research_loops": 1}
+                state = client.post(f"/threads/{thread['thread_id']}/runs/wait", json=body).json()
+                assert "__error__" not in state, state
+                assert state["round"] == 1 and "1410" in json.dumps(state["report"])
+                saved = client.get(f"/threads/{thread['thread_id']}/state").json()
+                assert saved["values"]["question"] == QUESTION
         finally:
             process.terminate()
             process.wait(30)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -87,10 +88,16 @@ def http_server(tmp_path: Path, index_path: Path) -> Iterator[LiveServer]:
     index.close()
 
 
-def http_client(server: LiveServer) -> Client:
+@asynccontextmanager
+async def http_client(server: LiveServer) -> AsyncIterator[Client]:
+    """An MCP client of ``server`` over streamable HTTP; its HTTP client (which the transport does
+    not close, as it did not make it) is closed with it."""
     headers = {"Authorization": f"Bearer {TOKEN}"}
-    transport = streamable_http_client(server.url + "/mcp", http_client=httpx2.AsyncClient(headers=headers))
-    return Client(transport)
+    async with (
+        httpx2.AsyncClient(headers=headers) as http,
+        Client(streamable_http_client(server.url + "/mcp", http_client=http)) as client,
+    ):
+        yield client
 
 
 def test_over_http_tools_progress_jobs_and_report_resources(http_server: LiveServer) -> None:

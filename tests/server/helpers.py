@@ -35,12 +35,14 @@ def static_search() -> StaticSearch:
 
 
 class LiveServer:
-    """``app`` served by uvicorn in a thread on a free port of 127.0.0.1."""
+    """``app`` served by uvicorn in a thread on a free port of 127.0.0.1; the clients it hands out
+    are closed when it stops."""
 
     def __init__(self, app: FastAPI) -> None:
         self.app = app
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.clients: list[httpx.Client] = []
 
     def __enter__(self) -> LiveServer:
         self.thread.start()
@@ -52,6 +54,8 @@ class LiveServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        for client in self.clients:
+            client.close()
         self.server.should_exit = True
         self.thread.join(20)
 
@@ -61,7 +65,10 @@ class LiveServer:
         return f"http://127.0.0.1:{port}"
 
     def client(self, **kwargs: Any) -> httpx.Client:
-        return httpx.Client(base_url=self.url, **{"timeout": 30, **kwargs})
+        """A client of this server, closed when the server stops (or earlier, by its ``with``)."""
+        client = httpx.Client(base_url=self.url, **{"timeout": 30, **kwargs})
+        self.clients.append(client)
+        return client
 
 
 @dataclass

@@ -24,28 +24,28 @@ def test_serve_command_serves_and_stops_on_sigterm(tmp_path: Path, home: Path) -
     port = _free_port()
     env = {**os.environ, "DEEPRESEARCH_HOME": str(home), "API_TOKEN": "serve-token-123456"}
     command = [sys.executable, "-m", "deepresearch.cli.main", "serve", "--port", str(port)]
-    process = subprocess.Popen(
+    with subprocess.Popen(
         command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
-    try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
+    ) as process:
+        try:
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
 
-            def health() -> httpx.Response | None:
-                try:
-                    return client.get("/healthz")
-                except httpx.TransportError:
-                    return None
+                def health() -> httpx.Response | None:
+                    try:
+                        return client.get("/healthz")
+                    except httpx.TransportError:
+                        return None
 
-            assert wait_for(health, timeout=60).status_code == 200
-            assert client.get("/tasks").status_code == 401
-            authed = client.get("/tasks", headers={"Authorization": "Bearer serve-token-123456"})
-            assert authed.json() == {"jobs": []}
-            assert "<title>deepresearch</title>" in client.get("/").text
-        process.send_signal(signal.SIGTERM)
-        output = process.communicate(timeout=30)[0].decode()
-    finally:
-        if process.poll() is None:
-            process.kill()
+                assert wait_for(health, timeout=60).status_code == 200
+                assert client.get("/tasks").status_code == 401
+                authed = client.get("/tasks", headers={"Authorization": "Bearer serve-token-123456"})
+                assert authed.json() == {"jobs": []}
+                assert "<title>deepresearch</title>" in client.get("/").text
+            process.send_signal(signal.SIGTERM)
+            output = process.communicate(timeout=30)[0].decode()
+        finally:
+            if process.poll() is None:
+                process.kill()
     assert process.returncode in (0, -signal.SIGTERM), output
     assert "Application shutdown complete" in output
     assert "serve-token-123456" not in output
