@@ -49,7 +49,7 @@ async def aresearch_stream(
         review_plan=review_plan, **overrides,
     )  # fmt: skip
     queue: asyncio.Queue[Any] = asyncio.Queue()
-    _pump(events, queue, asyncio.get_running_loop())
+    _pump(events, queue, asyncio.get_running_loop(), stop)
     try:
         while (item := await queue.get()) is not _END:
             if isinstance(item, BaseException):
@@ -84,8 +84,13 @@ async def aresearch(
     raise DeepResearchError("the research stream ended without a result")
 
 
-def _pump(events: Iterator[Event], queue: asyncio.Queue[Any], loop: asyncio.AbstractEventLoop) -> None:
-    """Drain ``events`` on a daemon thread into ``queue`` (on ``loop``), then put the end mark."""
+def _pump(
+    events: Iterator[Event], queue: asyncio.Queue[Any], loop: asyncio.AbstractEventLoop, stop: threading.Event
+) -> None:
+    """Drain ``events`` on a daemon thread into ``queue`` (on ``loop``), then put the end mark.
+
+    Once ``loop`` is closed nobody listens any more: the run is stopped and still drained to its
+    end, so it records how it ended (``error.json``, cancelled) instead of being left mid-step."""
 
     def hand(item: Any) -> bool:
         try:
@@ -98,7 +103,7 @@ def _pump(events: Iterator[Event], queue: asyncio.Queue[Any], loop: asyncio.Abst
         try:
             for item in events:
                 if not hand(item):
-                    return
+                    stop.set()
         except BaseException as exc:  # noqa: BLE001 - raised again in the consuming task
             hand(exc)
         hand(_END)
