@@ -220,3 +220,61 @@ def test_the_asked_noun_is_a_word_of_the_candidate_not_part_of_one() -> None:
     )
     answer = ground_answer("Humboldt Peak is part of what mountain range?", [peak])
     assert answer.text == "Sangre de Cristo Range"
+
+
+@pytest.mark.parametrize(
+    ("question", "title", "text", "answer"),
+    [
+        # the noun asked about opens the name: not stripped as the question's own word
+        (
+            "James Stockdale was awarded what medal?",
+            "James Stockdale",
+            "James Stockdale was a United States Navy vice admiral awarded the Medal of Honor in 1976.",
+            "Medal of Honor",
+        ),
+        # the noun asked about right after the name belongs to the answer
+        (
+            "Richard Kuklinski was associated with members of what crime family?",
+            "Richard Kuklinski",
+            "He was associated with members of the DeCavalcante crime family of Newark, New Jersey.",
+            "DeCavalcante crime family",
+        ),
+        # "Park" opens a Korean name here, not a park's
+        (
+            "Who directed the film Love Forecast?",
+            "Love Forecast",
+            "Love Forecast is a 2015 film directed by Park Jin-pyo, starring Moon Chae-won.",
+            "Park Jin-pyo",
+        ),
+    ],
+)
+def test_the_noun_asked_about_shapes_the_answer(question: str, title: str, text: str, answer: str) -> None:
+    assert ground_answer(question, [src(15, title, text)]).text == answer
+
+
+def test_a_film_defined_as_such_answers_what_movie() -> None:
+    vegas = src(
+        16,
+        "Last Vegas",
+        "Last Vegas is a 2013 American comedy film directed by Jon Turteltaub, written by Dan Fogelman "
+        "and starring Michael Douglas, Robert De Niro and Morgan Freeman.",
+    )
+    assert ground_answer("What movie stars Morgan Freeman and Robert De Niro?", [vegas]).text == "Last Vegas"
+
+
+def test_the_bridge_person_is_not_what_the_question_asks_for() -> None:
+    season = src(
+        17,
+        "2003–04 Orlando Magic season",
+        "Grant Hill missed the entire season recovering from ankle surgery.",
+    )
+    hill = src(
+        18,
+        "Grant Hill",
+        "Grant Henry Hill is a retired American basketball player and a sports show host on NBA TV's "
+        "NBA Inside Stuff.",
+    )
+    answer = ground_answer(
+        "What show does a retired Orlando Magic player, who missed the entire season, host?", [season, hill]
+    )
+    assert "NBA Inside Stuff" in answer.text

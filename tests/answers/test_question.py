@@ -31,6 +31,9 @@ from deepresearch.answers.question import frame_question
         ("The state where Henry Worrall died has how many congressional districts?", "number"),
         ("Scott Howell is a consultant who has worked with the mayor of what city?", "place"),
         ("Who was president when the area where Intrepid Wind Farm is located became a state?", "person"),
+        # the noun asked about decides over a relative "who" later in the question
+        ("What show does a retired Orlando Magic player, who missed a season, host?", "entity"),
+        ("How to Eat, released in which year, is a book by Nigella Lawson?", "date"),
     ],
 )
 def test_kind_of_answer(question: str, kind: str) -> None:

@@ -38,7 +38,10 @@ NUMBER = re.compile(
     rf"|\b{_NUMBER_WORD}(?:-time)?{_UNIT}\b|\b(?:once|twice|thrice)\b|(?<![\w.])\d+(?:st|nd|rd|th)\b",
     re.IGNORECASE,
 )
-_CONNECT = r"(?:of|the|de|da|di|del|della|des|du|von|van|der|den|la|le|y)"
+CONNECTORS = frozenset(
+    ["of", "the", "de", "da", "di", "del", "della", "des", "du", "von", "van", "der", "den", "la", "le", "y"]
+)
+_CONNECT = rf"(?:{'|'.join(sorted(CONNECTORS))})"
 _CAP = r"(?:[A-Z][\w'’.\-]*|[A-Z]\.)"
 NAME = re.compile(rf"{_CAP}(?:\s+(?:{_CONNECT}\s+)*(?:{_CAP}|\d+\b(?![,.]\d)))*")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")

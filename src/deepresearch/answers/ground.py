@@ -10,11 +10,11 @@ of the question, the answer says the sources do not say, instead of guessing.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from deepresearch.answers.candidates import DATE, NATIONALITIES, NUMBER, candidates
+from deepresearch.answers.candidates import CONNECTORS, DATE, NATIONALITIES, NUMBER, candidates
 from deepresearch.answers.evidence import Ranked, Sentence, rank_sentences, sentence_pool
 from deepresearch.answers.question import AnswerKind, QuestionFrame, frame_question
 from deepresearch.citations import Source
@@ -46,9 +46,24 @@ _NAME_WORD = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+")
 _ORG = re.compile(
     r"\b(?:University|College|School|Company|Corporation|Inc|Ltd|Records|Club|FC|Party|Church|River|"
     r"County|City|Street|Hall|Park|Museum|Award|Awards|War|League|Festival|Army|Council|Film|Show|"
-    r"Region|Province|District|State|States|Kingdom|Republic|Island|Islands|Area|Stars|Team)\b"
+    r"Region|Province|District|State|States|Kingdom|Republic|Island|Islands|Area|Stars|Team)(?:$|\s+of\b)"
 )
 _DEFINITION = re.compile(r"^(?:\s*\([^)]*\))*[^.;]{0,60}?\b(?:is|was|are|were)\s+(?:an?|the|one)\b")
+_PREDICATE_END = re.compile(
+    r"[,;.(]|\b(?:and|that|who|which|whose|known|from|in|of|for|with|based|best|by|on|at)\b"
+)
+TYPE_SYNONYMS = {
+    "movie": ("film",),
+    "film": ("movie",),
+    "show": ("series", "programme", "program"),
+    "series": ("show",),
+    "song": ("single",),
+    "single": ("song",),
+    "book": ("novel",),
+    "novel": ("book",),
+    "band": ("group",),
+    "group": ("band",),
+}
 _ASKS_BIRTH = re.compile(r"\b(?:born|birth)\b", re.IGNORECASE)
 _ASKS_DEATH = re.compile(r"\b(?:die|died|death)\b", re.IGNORECASE)
 _ASKS_NATIONALITY = re.compile(r"\b(?:nationality|language|citizen|in common|ethnic)", re.IGNORECASE)
@@ -124,22 +139,53 @@ def score_candidates(frame: QuestionFrame, ranked: Sequence[Ranked]) -> list[tup
     of the question itself, and the bridges of the best chains, are not answers."""
     question = set(frame.terms)
     near = set(frame.focus) or question
-    bridges = {t for r in ranked[:3] if r.bridge for t in key_stems(r.bridge)}
+    bridges = [frozenset(key_stems(r.bridge)) for r in ranked[:3] if r.bridge]
     found: dict[str, tuple[float, Ranked]] = {}
     for rank, evidence in enumerate(ranked):
-        for found_span in candidates(evidence.sentence.text, frame.kind):
-            cand = _after_question_words(found_span, question)
+        text = evidence.sentence.text
+        for cand in _spans(text, frame, question):
             terms = set(key_stems(cand))
             if _is_question_text(cand, terms, question, frame):
                 continue
-            score = evidence.score / (1 + 0.1 * rank) * _shape(cand, frame, evidence.sentence)
-            if terms and terms <= bridges:
-                score *= BRIDGE_PENALTY
-            score *= 1 - PROXIMITY_WEIGHT + PROXIMITY_WEIGHT * _proximity(cand, evidence.sentence.text, near)
+            score = evidence.score / (1 + 0.1 * rank) * _fit(cand, terms, frame, evidence, near, bridges)
             previous = found.get(cand)
             found[cand] = (max(score, previous[0]) + 0.05, previous[1]) if previous else (score, evidence)
     ordered = sorted(found.items(), key=lambda item: -item[1][0])
     return [(c, s, r) for c, (s, r) in ordered]
+
+
+def _fit(
+    cand: str,
+    terms: set[str],
+    frame: QuestionFrame,
+    evidence: Ranked,
+    near: set[str],
+    bridges: Sequence[frozenset[str]],
+) -> float:
+    """How well a candidate fits: its form, whether it names the chain's bridge, and how near
+    it stands to the question's relation words (a candidate the sentence defines as the noun
+    asked about stands as near as can be)."""
+    text = evidence.sentence.text
+    typed = frame.type_noun is not None and (
+        bool(type_stems(frame.type_noun) & terms) or _defines(cand, frame, text)
+    )
+    factor = _shape(cand, frame, evidence.sentence)
+    if _is_bridge(terms, bridges) and not typed:
+        factor *= BRIDGE_PENALTY
+    proximity = 1.0 if typed else _proximity(cand, text, near)
+    return factor * (1 - PROXIMITY_WEIGHT + PROXIMITY_WEIGHT * proximity)
+
+
+def _spans(sentence: str, frame: QuestionFrame, question: set[str]) -> Iterator[str]:
+    """The sentence's candidates, each also with the noun asked about when the sentence puts it
+    right after: "the DeCavalcante crime family" for "what crime family"."""
+    for found in candidates(sentence, frame.kind):
+        cand = _after_question_words(found, question)
+        yield cand
+        if frame.type_noun:
+            tail = re.match(rf"{re.escape(cand)}((?:\s+[a-z]+){{1,2}})\b", sentence[sentence.find(cand) :])
+            if tail and type_stems(frame.type_noun) & set(key_stems(tail.group(1).split()[-1])):
+                yield cand + tail.group(1)
 
 
 def _after_question_words(cand: str, question: set[str]) -> str:
@@ -147,6 +193,8 @@ def _after_question_words(cand: str, question: set[str]) -> str:
     Joyce" answers "… chief of staff to which Queensland senator?" as "Barnaby Joyce"."""
     words = cand.split()
     while len(words) > 1 and (not (stems := set(key_stems(words[0]))) or stems <= question):
+        if words[1].lower() in CONNECTORS:
+            break  # "Medal of Honor" answers "awarded what medal?" whole
         words = words[1:]
     return " ".join(words)
 
@@ -175,6 +223,8 @@ def _is_question_text(cand: str, terms: set[str], question: set[str], frame: Que
     """Dates and numbers the question states, and names mostly made of the question's words."""
     if frame.kind in ("date", "number"):
         return cand.lower() in frame.text.lower()
+    if frame.type_noun:  # "Medal of Honor" for "what medal": the noun asked about is no question text
+        question = question - type_stems(frame.type_noun)
     word = " " not in cand and len(cand) >= 4
     if word and re.search(rf"\b{re.escape(cand.lower())}\w*", frame.text.lower()):
         return True
@@ -184,7 +234,7 @@ def _is_question_text(cand: str, terms: set[str], question: set[str], frame: Que
 def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
     """How well the candidate's form fits the question: a factor around 1."""
     factor = 1.0
-    if frame.type_noun and set(key_stems(frame.type_noun)) <= set(key_stems(cand)):
+    if frame.type_noun and type_stems(frame.type_noun) & set(key_stems(cand)):
         factor *= TYPE_NOUN_BOOST
     if frame.kind == "date" and _life_date(cand, frame.text, sentence.text):
         factor *= LIFE_DATE_BOOST
@@ -194,7 +244,7 @@ def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
         factor *= SHAPE_PENALTY
     if _defines(cand, frame, sentence.text):
         factor *= DEFINED_BOOST
-    elif frame.kind != "entity" and set(key_stems(cand)) <= sentence.title_terms:
+    elif frame.kind != "entity" and _same_name(set(key_stems(cand)), sentence.title_terms):
         factor *= SUBJECT_PENALTY
     if cand.lower() in NATIONALITIES and not _ASKS_NATIONALITY.search(frame.text):
         factor *= SHAPE_PENALTY
@@ -208,14 +258,32 @@ def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
     return factor
 
 
+def _is_bridge(terms: set[str], bridges: Sequence[frozenset[str]]) -> bool:
+    """The candidate names the entity the evidence chain went through, not the answer."""
+    return any(_same_name(terms, bridge) for bridge in bridges)
+
+
+def _same_name(terms: set[str], other: frozenset[str]) -> bool:
+    """Two forms of one name: one's terms hold the other's ("Grant Henry Hill", "Grant Hill")."""
+    return bool(terms) and bool(other) and (terms <= other or other <= terms)
+
+
 def _defines(cand: str, frame: QuestionFrame, sentence: str) -> bool:
     """The sentence opens with the candidate and says what it is in the question's words:
     "Sandra Oh … is a Canadian actress known for …" answers "which Canadian actress …"."""
-    if not sentence.startswith(cand) or not _DEFINITION.match(sentence[len(cand) :]):
+    definition = _DEFINITION.match(sentence[len(cand) :]) if sentence.startswith(cand) else None
+    if definition is None:
         return False
-    asked = {frame.type_noun} if frame.type_noun else set(frame.focus)
-    stems = {t for n in asked for t in key_stems(n)}
+    if frame.type_noun:  # the noun the predicate names: "is a retired player and a show host" → player
+        head = _PREDICATE_END.split(sentence[len(cand) + definition.end() :], maxsplit=1)[0]
+        return bool(type_stems(frame.type_noun) & set(key_stems(head)))
+    stems = {t for n in frame.focus for t in key_stems(n)}
     return bool(stems) and stems <= set(key_stems(sentence))
+
+
+def type_stems(noun: str) -> set[str]:
+    """The stems of a type noun and of the words that name the same type ("movie", "film")."""
+    return {t for word in (noun, *TYPE_SYNONYMS.get(noun, ())) for t in key_stems(word)}
 
 
 def _life_date(cand: str, question: str, sentence: str) -> bool:

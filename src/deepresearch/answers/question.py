@@ -28,6 +28,7 @@ _DATE = re.compile(
     r"\bwhen\b|\b(?:what|which|in what|in which) (?:year|date|century|decade|month|day)\b|\bwhat time\b",
     re.IGNORECASE,
 )
+DATE_NOUNS = ("year", "date", "century", "decade", "month", "day")
 PLACE_NOUNS = [
     "city",
     "town",
@@ -262,7 +263,17 @@ def _kind(text: str, noun: str | None) -> AnswerKind:
         for pattern, kind in _KINDS:
             if pattern.search(scope):
                 return kind
+        if noun:  # "What show does a player, who …, host?": the noun, not a relative "who"
+            return _noun_kind(noun)
     return "entity"
+
+
+def _noun_kind(noun: str) -> AnswerKind:
+    if noun in DATE_NOUNS:
+        return "date"
+    if noun in PLACE_NOUNS:
+        return "place"
+    return "person" if noun in PERSON_NOUNS else "entity"
 
 
 def asking_clause(text: str) -> str:
