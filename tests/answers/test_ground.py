@@ -278,3 +278,50 @@ def test_the_bridge_person_is_not_what_the_question_asks_for() -> None:
         "What show does a retired Orlando Magic player, who missed the entire season, host?", [season, hill]
     )
     assert "NBA Inside Stuff" in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "title", "text", "answer"),
+    [
+        # a country for "which country", though the question says "state" too
+        (
+            "In which country is Midway, in the same state as McRae?",
+            "Midway, Arkansas",
+            "Midway is an unincorporated community in White County, Arkansas, United States. "
+            "McRae is a city in White County.",
+            "United States",
+        ),
+        # a language for "what language", not the country named beside it
+        (
+            "What language were Aristotle's books translated into during the Middle Ages?",
+            "Recovery of Aristotle",
+            "The Recovery of Aristotle refers to the re-translating of Aristotle's books (of ancient "
+            "Greece) into Latin during the Middle Ages.",
+            "Latin",
+        ),
+    ],
+)
+def test_a_closed_class_noun_asks_for_one_of_its_members(
+    question: str, title: str, text: str, answer: str
+) -> None:
+    assert ground_answer(question, [src(19, title, text)]).text == answer
+
+
+def test_a_definition_after_a_long_aside_still_defines() -> None:
+    album = src(
+        20,
+        "Vicious Lies and Dangerous Rumors",
+        "The album Vicious Lies and Dangerous Rumors features guest appearances from Sleepy Brown and "
+        "ASAP Rocky.",
+    )
+    rocky = src(
+        21,
+        "ASAP Rocky",
+        "Rakim Mayers (born October 3, 1988), better known by his stage name ASAP Rocky (stylized as "
+        "A$AP Rocky), is an American rapper and actor from Harlem.",
+    )
+    answer = ground_answer(
+        "Vicious Lies and Dangerous Rumors featured a guest appearance by which rapper from Harlem?",
+        [album, rocky],
+    )
+    assert answer.text == "Rakim Mayers"

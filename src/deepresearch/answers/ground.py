@@ -16,6 +16,7 @@ from typing import Literal
 
 from deepresearch.answers.candidates import CONNECTORS, DATE, NATIONALITIES, NUMBER, candidates
 from deepresearch.answers.evidence import Ranked, Sentence, rank_sentences, sentence_pool
+from deepresearch.answers.gazetteer import in_class
 from deepresearch.answers.question import AnswerKind, QuestionFrame, frame_question
 from deepresearch.citations import Source
 from deepresearch.text import key_stems
@@ -33,6 +34,7 @@ BRIDGE_PENALTY = 0.8
 ACRONYM_PENALTY = 0.7
 PLACE_CUE_BOOST = 1.3
 DEFINED_BOOST = 1.5
+CLASS_BOOST = 1.5
 LIFE_DATE_BOOST = 1.5
 SUPPORT_THRESHOLD = 0.5
 NAMES_THRESHOLD = 0.67
@@ -48,7 +50,7 @@ _ORG = re.compile(
     r"County|City|Street|Hall|Park|Museum|Award|Awards|War|League|Festival|Army|Council|Film|Show|"
     r"Region|Province|District|State|States|Kingdom|Republic|Island|Islands|Area|Stars|Team)(?:$|\s+of\b)"
 )
-_DEFINITION = re.compile(r"^(?:\s*\([^)]*\))*[^.;]{0,60}?\b(?:is|was|are|were)\s+(?:an?|the|one)\b")
+_DEFINITION = re.compile(r"^(?:\s*\([^)]*\))*[^.;]{0,120}?\b(?:is|was|are|were)\s+(?:an?|the|one)\b")
 _PREDICATE_END = re.compile(
     r"[,;.(]|\b(?:and|that|who|which|whose|known|from|in|of|for|with|based|best|by|on|at)\b"
 )
@@ -182,7 +184,7 @@ def _spans(sentence: str, frame: QuestionFrame, question: set[str]) -> Iterator[
     for found in candidates(sentence, frame.kind):
         cand = _after_question_words(found, question)
         yield cand
-        if frame.type_noun:
+        if frame.type_noun and cand.lower() not in NATIONALITIES:
             tail = re.match(rf"{re.escape(cand)}((?:\s+[a-z]+){{1,2}})\b", sentence[sentence.find(cand) :])
             if tail and type_stems(frame.type_noun) & set(key_stems(tail.group(1).split()[-1])):
                 yield cand + tail.group(1)
@@ -223,6 +225,8 @@ def _is_question_text(cand: str, terms: set[str], question: set[str], frame: Que
     """Dates and numbers the question states, and names mostly made of the question's words."""
     if frame.kind in ("date", "number"):
         return cand.lower() in frame.text.lower()
+    if in_class(frame.type_noun, cand):  # "United States" for "which country" in "… the same state"
+        return cand.lower() in frame.text.lower()
     if frame.type_noun:  # "Medal of Honor" for "what medal": the noun asked about is no question text
         question = question - type_stems(frame.type_noun)
     word = " " not in cand and len(cand) >= 4
@@ -252,6 +256,8 @@ def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
         factor *= SHAPE_PENALTY
     if cand.isupper() and len(cand) <= 5:
         factor *= ACRONYM_PENALTY
+    if in_class(frame.type_noun, cand):
+        factor *= CLASS_BOOST
     cue = rf"\b(?:in|at|near|from)\s+(?:the\s+)?{re.escape(cand)}"
     if frame.kind == "place" and re.search(cue, sentence.text):
         factor *= PLACE_CUE_BOOST

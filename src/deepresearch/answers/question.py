@@ -129,6 +129,13 @@ _BOTH_NOUN = re.compile(r"\bboth\s+\w+,\s+(?:the\s+)?(.+?)\s+and\s+(?:the\s+)?(.
 _ADVERB_ENDINGS = ("ally", "ately", "ously", "ively", "ently", "antly", "fully", "edly", "ingly")
 _NOT_TYPE = frozenset(
     [
+        "also",
+        "still",
+        "now",
+        "then",
+        "currently",
+        "originally",
+        "first",
         "is",
         "was",
         "are",
