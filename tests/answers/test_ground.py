@@ -325,3 +325,38 @@ def test_a_definition_after_a_long_aside_still_defines() -> None:
         [album, rocky],
     )
     assert answer.text == "Rakim Mayers"
+
+
+def test_a_value_stands_by_the_entity_the_chain_went_through() -> None:
+    olympiad = src(
+        22, "26th Chess Olympiad", "The 26th Chess Olympiad was held in Thessaloniki, Greece, in 1984."
+    )
+    ports = src(
+        23,
+        "Economy of Greece",
+        "In 2010 Piraeus handled 513,319 TEUs, followed by Thessaloniki, which handled 273,282 TEUs.",
+    )
+    answer = ground_answer(
+        "What amount of TEUs did the city where the 26th Chess Olympiad was held handle in 2010?",
+        [olympiad, ports],
+    )
+    assert answer.text == "273,282"
+
+
+def test_a_number_counting_what_is_asked_beats_a_bare_one() -> None:
+    port = src(
+        24,
+        "Port of Piraeus",
+        "The Port of Piraeus has 18 berths and handled 513,319 TEUs in 2010.",
+    )
+    assert ground_answer("What amount of TEUs did the Port of Piraeus handle?", [port]).text == "513,319"
+
+
+def test_a_name_holding_the_word_country_is_not_a_country() -> None:
+    station = src(
+        25,
+        "CKHL-FM",
+        "CKHL-FM is a Canadian radio station that broadcasts a country format branded as YL Country, "
+        "from a studio in Canada.",
+    )
+    assert ground_answer("In what country does CKHL-FM broadcast?", [station]).text == "Canada"

@@ -35,6 +35,7 @@ ACRONYM_PENALTY = 0.7
 PLACE_CUE_BOOST = 1.3
 DEFINED_BOOST = 1.5
 CLASS_BOOST = 1.5
+UNIT_BOOST = 1.5
 LIFE_DATE_BOOST = 1.5
 SUPPORT_THRESHOLD = 0.5
 NAMES_THRESHOLD = 0.67
@@ -174,6 +175,10 @@ def _fit(
     factor = _shape(cand, frame, evidence.sentence)
     if _is_bridge(terms, bridges) and not typed:
         factor *= BRIDGE_PENALTY
+    if frame.kind in ("number", "date") and evidence.bridge and evidence.bridge in text:
+        # a value stands by the entity the chain is about: "… followed by Thessaloniki, which
+        # handled 273,282 TEUs" when the chain went through Thessaloniki
+        near = near | set(key_stems(evidence.bridge))
     proximity = 1.0 if typed else _proximity(cand, text, near)
     return factor * (1 - PROXIMITY_WEIGHT + PROXIMITY_WEIGHT * proximity)
 
@@ -238,8 +243,13 @@ def _is_question_text(cand: str, terms: set[str], question: set[str], frame: Que
 def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
     """How well the candidate's form fits the question: a factor around 1."""
     factor = 1.0
-    if frame.type_noun and type_stems(frame.type_noun) & set(key_stems(cand)):
+    member = in_class(frame.type_noun, cand)
+    if member is None and frame.type_noun and type_stems(frame.type_noun) & set(key_stems(cand)):
         factor *= TYPE_NOUN_BOOST
+    if member:
+        factor *= CLASS_BOOST
+    if frame.kind == "number" and _counts_what_is_asked(cand, frame, sentence.text):
+        factor *= UNIT_BOOST
     if frame.kind == "date" and _life_date(cand, frame.text, sentence.text):
         factor *= LIFE_DATE_BOOST
     if frame.kind == "number" and re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", cand):
@@ -256,8 +266,6 @@ def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
         factor *= SHAPE_PENALTY
     if cand.isupper() and len(cand) <= 5:
         factor *= ACRONYM_PENALTY
-    if in_class(frame.type_noun, cand):
-        factor *= CLASS_BOOST
     cue = rf"\b(?:in|at|near|from)\s+(?:the\s+)?{re.escape(cand)}"
     if frame.kind == "place" and re.search(cue, sentence.text):
         factor *= PLACE_CUE_BOOST
@@ -272,6 +280,13 @@ def _is_bridge(terms: set[str], bridges: Sequence[frozenset[str]]) -> bool:
 def _same_name(terms: set[str], other: frozenset[str]) -> bool:
     """Two forms of one name: one's terms hold the other's ("Grant Henry Hill", "Grant Hill")."""
     return bool(terms) and bool(other) and (terms <= other or other <= terms)
+
+
+def _counts_what_is_asked(cand: str, frame: QuestionFrame, sentence: str) -> bool:
+    """A number whose unit is a word of the question: "273,282 TEUs" for "what amount of TEUs"."""
+    after = re.match(rf"{re.escape(cand)}\s+([\w-]+)", sentence[sentence.find(cand) :])
+    words = [*cand.split()[1:], *(after.groups() if after else ())]
+    return any(set(key_stems(w)) & set(frame.terms) for w in words)
 
 
 def _defines(cand: str, frame: QuestionFrame, sentence: str) -> bool:
