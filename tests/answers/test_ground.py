@@ -360,3 +360,16 @@ def test_a_name_holding_the_word_country_is_not_a_country() -> None:
         "from a studio in Canada.",
     )
     assert ground_answer("In what country does CKHL-FM broadcast?", [station]).text == "Canada"
+
+
+def test_a_question_asking_for_several_gets_the_whole_list() -> None:
+    scandal = src(
+        26,
+        "Edison Chen photo scandal",
+        "In 2008, photographs of Hong Kong actor Edison Chen with actresses Gillian Chung, Bobo Chan and "
+        "Cecilia Cheung were distributed over the Internet.",
+    )
+    answer = ground_answer(
+        "What actresses were involved in the Edison Chen photo scandal in 2008?", [scandal]
+    )
+    assert answer.text == "Gillian Chung, Bobo Chan and Cecilia Cheung"

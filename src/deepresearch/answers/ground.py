@@ -36,6 +36,7 @@ PLACE_CUE_BOOST = 1.3
 DEFINED_BOOST = 1.5
 CLASS_BOOST = 1.5
 UNIT_BOOST = 1.5
+LIST_BOOST = 1.5
 LIFE_DATE_BOOST = 1.5
 SUPPORT_THRESHOLD = 0.5
 NAMES_THRESHOLD = 0.67
@@ -67,6 +68,7 @@ TYPE_SYNONYMS = {
     "band": ("group",),
     "group": ("band",),
 }
+_LIST_GLUE = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
 _ASKS_BIRTH = re.compile(r"\b(?:born|birth)\b", re.IGNORECASE)
 _ASKS_DEATH = re.compile(r"\b(?:die|died|death)\b", re.IGNORECASE)
 _ASKS_NATIONALITY = re.compile(r"\b(?:nationality|language|citizen|in common|ethnic)", re.IGNORECASE)
@@ -186,13 +188,37 @@ def _fit(
 def _spans(sentence: str, frame: QuestionFrame, question: set[str]) -> Iterator[str]:
     """The sentence's candidates, each also with the noun asked about when the sentence puts it
     right after: "the DeCavalcante crime family" for "what crime family"."""
-    for found in candidates(sentence, frame.kind):
+    found_spans = candidates(sentence, frame.kind)
+    if frame.type_noun and _plural(frame.type_noun):
+        yield from _lists(sentence, found_spans)
+    for found in found_spans:
         cand = _after_question_words(found, question)
         yield cand
         if frame.type_noun and cand.lower() not in NATIONALITIES:
             tail = re.match(rf"{re.escape(cand)}((?:\s+[a-z]+){{1,2}})\b", sentence[sentence.find(cand) :])
             if tail and type_stems(frame.type_noun) & set(key_stems(tail.group(1).split()[-1])):
                 yield cand + tail.group(1)
+
+
+def _plural(noun: str) -> bool:
+    return noun.endswith("s") and not noun.endswith(("ss", "us", "is", "series", "species"))
+
+
+def _lists(sentence: str, spans: Sequence[str]) -> Iterator[str]:
+    """Runs of candidates the sentence lists ("Gillian Chung, Bobo Chan and Cecilia Cheung"),
+    whole, for a question asking for several ("what actresses …")."""
+    run: list[tuple[int, int]] = []
+    for span in spans:
+        start = sentence.find(span, run[-1][1] if run else 0)
+        if start < 0:
+            continue
+        if run and not _LIST_GLUE.fullmatch(sentence[run[-1][1] : start]):
+            if len(run) >= 2:
+                yield sentence[run[0][0] : run[-1][1]]
+            run = []
+        run.append((start, start + len(span)))
+    if len(run) >= 2:
+        yield sentence[run[0][0] : run[-1][1]]
 
 
 def _after_question_words(cand: str, question: set[str]) -> str:
@@ -248,6 +274,8 @@ def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
         factor *= TYPE_NOUN_BOOST
     if member:
         factor *= CLASS_BOOST
+    if frame.type_noun and _plural(frame.type_noun) and "," in cand:
+        factor *= LIST_BOOST
     if frame.kind == "number" and _counts_what_is_asked(cand, frame, sentence.text):
         factor *= UNIT_BOOST
     if frame.kind == "date" and _life_date(cand, frame.text, sentence.text):
