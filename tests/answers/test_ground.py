@@ -373,3 +373,18 @@ def test_a_question_asking_for_several_gets_the_whole_list() -> None:
         "What actresses were involved in the Edison Chen photo scandal in 2008?", [scandal]
     )
     assert answer.text == "Gillian Chung, Bobo Chan and Cecilia Cheung"
+
+
+def test_under_what_name_asks_for_the_name_used_not_the_person() -> None:
+    album = src(
+        27,
+        "Indicates Void",
+        "Indicates Void is an album released by Steven Wilson, founder of the band Porcupine Tree, "
+        "under the pseudonym Bass Communion.",
+    )
+    founder = src(28, "Steven Wilson", "Steven Wilson is the founder of the band Porcupine Tree.")
+    answer = ground_answer(
+        "Under what name did the founder of Porcupine Tree release his album Indicates Void?",
+        [founder, album],
+    )
+    assert answer.text == "Bass Communion"

@@ -37,6 +37,7 @@ DEFINED_BOOST = 1.5
 CLASS_BOOST = 1.5
 UNIT_BOOST = 1.5
 LIST_BOOST = 1.5
+NAME_CUE_BOOST = 2.0
 LIFE_DATE_BOOST = 1.5
 SUPPORT_THRESHOLD = 0.5
 NAMES_THRESHOLD = 0.67
@@ -68,6 +69,8 @@ TYPE_SYNONYMS = {
     "band": ("group",),
     "group": ("band",),
 }
+_NAME_NOUNS = frozenset(["name", "pseudonym", "nickname", "alias"])
+_NAME_CUE = r"\b(?:pseudonym|stage name|pen name|nickname|known as|under the name|alias)\s+[\"“']?"
 _LIST_GLUE = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
 _ASKS_BIRTH = re.compile(r"\b(?:born|birth)\b", re.IGNORECASE)
 _ASKS_DEATH = re.compile(r"\b(?:die|died|death)\b", re.IGNORECASE)
@@ -274,6 +277,8 @@ def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
         factor *= TYPE_NOUN_BOOST
     if member:
         factor *= CLASS_BOOST
+    if frame.type_noun in _NAME_NOUNS and re.search(rf"{_NAME_CUE}{re.escape(cand)}", sentence.text):
+        factor *= NAME_CUE_BOOST
     if frame.type_noun and _plural(frame.type_noun) and "," in cand:
         factor *= LIST_BOOST
     if frame.kind == "number" and _counts_what_is_asked(cand, frame, sentence.text):
