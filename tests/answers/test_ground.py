@@ -388,3 +388,35 @@ def test_under_what_name_asks_for_the_name_used_not_the_person() -> None:
         [founder, album],
     )
     assert answer.text == "Bass Communion"
+
+
+def test_an_abbreviation_question_wants_the_capitals() -> None:
+    review = src(
+        29,
+        "Qvwm",
+        "The magazine Linux Format (LXF) reviewed Qvwm as an unusually impressive imposter.",
+    )
+    answer = ground_answer("What is the abbreviation of the magazine that reviewed Qvwm?", [review])
+    assert answer.text == "LXF"
+
+
+def test_a_broadcaster_is_not_a_person() -> None:
+    show = src(
+        30,
+        "Scaredy Squirrel",
+        "Written for BBC One, the show Scaredy Squirrel is by Mélanie Watt.",
+    )
+    assert ground_answer("The show Scaredy Squirrel was written by who?", [show]).text == "Mélanie Watt"
+
+
+def test_a_listed_answer_keeps_the_noun_asked_about() -> None:
+    state = src(
+        31,
+        "South Dakota",
+        "The Black Hills are in South Dakota, a US state named after the Lakota and Dakota Sioux Native "
+        "American tribes.",
+    )
+    answer = ground_answer(
+        "The US state of the Black Hills is named after which Native American tribes?", [state]
+    )
+    assert answer.text.startswith("Lakota and Dakota Sioux")

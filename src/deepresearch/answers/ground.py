@@ -51,7 +51,8 @@ _NAME_WORD = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+")
 _ORG = re.compile(
     r"\b(?:University|College|School|Company|Corporation|Inc|Ltd|Records|Club|FC|Party|Church|River|"
     r"County|City|Street|Hall|Park|Museum|Award|Awards|War|League|Festival|Army|Council|Film|Show|"
-    r"Region|Province|District|State|States|Kingdom|Republic|Island|Islands|Area|Stars|Team)(?:$|\s+of\b)"
+    r"Region|Province|District|State|States|Kingdom|Republic|Island|Islands|Area|Stars|Team|Network|Channel|"
+    r"Studios|Television|Radio|Broadcasting|Institute|Foundation|Association|Society|Group)(?:$|\s+of\b)"
 )
 _DEFINITION = re.compile(r"^(?:\s*\([^)]*\))*[^.;]{0,120}?\b(?:is|was|are|were)\s+(?:an?|the|one)\b")
 _PREDICATE_END = re.compile(
@@ -72,6 +73,7 @@ TYPE_SYNONYMS = {
 _NAME_NOUNS = frozenset(["name", "pseudonym", "nickname", "alias"])
 _NAME_CUE = r"\b(?:pseudonym|stage name|pen name|nickname|known as|under the name|alias)\s+[\"“']?"
 _LIST_GLUE = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
+_ASKS_ACRONYM = re.compile(r"\b(?:acronym|abbreviat|initials)", re.IGNORECASE)
 _ASKS_BIRTH = re.compile(r"\b(?:born|birth)\b", re.IGNORECASE)
 _ASKS_DEATH = re.compile(r"\b(?:die|died|death)\b", re.IGNORECASE)
 _ASKS_NATIONALITY = re.compile(r"\b(?:nationality|language|citizen|in common|ethnic)", re.IGNORECASE)
@@ -193,7 +195,7 @@ def _spans(sentence: str, frame: QuestionFrame, question: set[str]) -> Iterator[
     right after: "the DeCavalcante crime family" for "what crime family"."""
     found_spans = candidates(sentence, frame.kind)
     if frame.type_noun and _plural(frame.type_noun):
-        yield from _lists(sentence, found_spans)
+        found_spans = [*_lists(sentence, found_spans), *found_spans]
     for found in found_spans:
         cand = _after_question_words(found, question)
         yield cand
@@ -279,7 +281,7 @@ def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
         factor *= CLASS_BOOST
     if frame.type_noun in _NAME_NOUNS and re.search(rf"{_NAME_CUE}{re.escape(cand)}", sentence.text):
         factor *= NAME_CUE_BOOST
-    if frame.type_noun and _plural(frame.type_noun) and "," in cand:
+    if frame.type_noun and _plural(frame.type_noun) and _LIST_GLUE.search(cand):
         factor *= LIST_BOOST
     if frame.kind == "number" and _counts_what_is_asked(cand, frame, sentence.text):
         factor *= UNIT_BOOST
@@ -298,7 +300,7 @@ def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
     if frame.kind == "person" and re.search(rf"[\"“]{re.escape(cand)}", sentence.text):
         factor *= SHAPE_PENALTY
     if cand.isupper() and len(cand) <= 5:
-        factor *= ACRONYM_PENALTY
+        factor *= 1 / ACRONYM_PENALTY if _ASKS_ACRONYM.search(frame.text) else ACRONYM_PENALTY
     cue = rf"\b(?:in|at|near|from)\s+(?:the\s+)?{re.escape(cand)}"
     if frame.kind == "place" and re.search(cue, sentence.text):
         factor *= PLACE_CUE_BOOST
@@ -358,6 +360,7 @@ def _looks_like_person(cand: str) -> bool:
     return (
         2 <= len(words) <= 5
         and not cand.isupper()
+        and not any(len(w) >= 2 and w.isalpha() and w.isupper() for w in words)  # "BBC One"
         and not _ORG.search(cand)
         and words[-1].lower() not in NATIONALITIES
     )
