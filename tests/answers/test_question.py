@@ -80,6 +80,9 @@ def test_options_named_by_the_question(question: str, options: tuple[str, ...]) 
         ("What recurring character makes his first appearance in this episode?", "character"),
         ("Philip Carlo wrote about members of what crime family of Newark?", "family"),
         ("What is the name of the airport in the city where WILM is licensed to broadcast?", "airport"),
+        ("What was the profession of Amy Johnson, whose life was featured in a biopic?", "profession"),
+        ("What is the country of citizenship of the actor who plays John?", "country"),
+        ("What is the population of the state where Dodge City is?", "population"),
     ],
 )
 def test_the_noun_the_question_asks_about(question: str, noun: str | None) -> None:

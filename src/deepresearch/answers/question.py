@@ -97,6 +97,7 @@ _PERSON = re.compile(
 )
 _TYPE_NOUN = re.compile(r"\b(?:[Ww]hat|[Ww]hich)\b")
 _NAME_OF = re.compile(r"^\s+(?:is|was|are|were)\s+the\s+(?:name|title)\s+of(?:\s+(?:the|a|an))?\b", re.I)
+_COPULA_THE = re.compile(r"^\s+(?:is|was|are|were)\s+the(?=\s+[a-z]+\s+(?:of|for|that|which|who)\b)")
 _CHOICE = re.compile(
     r"(?:,|:|\bfirst|\bbetween)\s*(?:the\s+)?([^,?:]+?)\s+or\s+(?:the\s+)?([^,?]+?)\s*\??\s*$", re.I
 )
@@ -298,7 +299,9 @@ def _type_noun(text: str) -> str | None:
     range is" → range, "which television and movie actor from" → actor), not a verb that
     follows it ("what movie stars Morgan Freeman" → movie, "what song debuted" → song)."""
     for match in _TYPE_NOUN.finditer(text):
-        words = _phrase(_NAME_OF.sub("", text[match.end() :], count=1))
+        rest = _NAME_OF.sub("", text[match.end() :], count=1)
+        rest = _COPULA_THE.sub("", rest, count=1)  # "What was the profession of …" asks for a profession
+        words = _phrase(rest)
         if words and words[-1] not in _NOT_TYPE:
             return words[-1]
     return None
