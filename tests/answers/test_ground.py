@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from deepresearch.answers.evidence import names_whole
 from deepresearch.answers.ground import check_answer, ground_answer
 from deepresearch.citations import Source
 
@@ -420,3 +421,51 @@ def test_a_listed_answer_keeps_the_noun_asked_about() -> None:
         "The US state of the Black Hills is named after which Native American tribes?", [state]
     )
     assert answer.text.startswith("Lakota and Dakota Sioux")
+
+
+HUT = src(
+    32,
+    "Pizza Hut",
+    "Pizza Hut is an American restaurant chain and international franchise founded in 1958 by Dan and "
+    "Frank Carney.",
+)
+DANE = src(33, "List of U.S. state dogs", "Pennsylvania followed the year after, naming the Great Dane.")
+VEGAS = src(
+    34,
+    "Last Vegas",
+    "Last Vegas is a 2013 American comedy film written by Dan Fogelman, a year after his debut.",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        # two people of one family name are one answer
+        ("Who founded Pizza Hut?", "Dan and Frank Carney"),
+        # the verb relates the date: not the year of a film whose writer is also called Dan
+        ("In what year was Pizza Hut founded?", "1958"),
+        # two questions in one: the sentence that answers both, whole
+        (
+            "Who founded Pizza Hut, and in what year?",
+            "Pizza Hut is an American restaurant chain and international franchise founded in 1958 by Dan "
+            "and Frank Carney.",
+        ),
+    ],
+)
+def test_the_readme_pizza_question_and_its_parts(question: str, answer: str) -> None:
+    got = ground_answer(question, [HUT, DANE, VEGAS])
+    assert (got.text, got.source_id) == (answer, 32)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "named"),
+    [
+        ("Dan", "naming the Great Dane", False),
+        ("Dan", "written by Dan Fogelman", False),
+        ("Dan", "founded by Dan and Frank Carney", True),
+        ("Korea", "held in South Korea", True),
+        ("Frank Carney", "by Dan and Frank Carney.", True),
+    ],
+)
+def test_a_bridge_name_is_matched_whole(name: str, text: str, named: bool) -> None:
+    assert names_whole(name, text) is named

@@ -94,3 +94,21 @@ def test_type_noun_and_names() -> None:
     assert frame.type_noun == "county"
     assert {"harri", "fawel"} <= frame.names
     assert "counti" in frame.focus
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "also"),
+    [
+        ("Who founded Pizza Hut, and in what year?", "person", "date"),
+        ("When was Pizza Hut founded and by whom?", "date", "person"),
+        # a relative clause after "and" is no second question
+        (
+            "When was the Welsh singer born who is known for her voice and who's third album is Faster?",
+            "date",
+            None,
+        ),
+    ],
+)
+def test_a_second_question_joined_by_and(question: str, kind: str, also: str | None) -> None:
+    frame = frame_question(question)
+    assert (frame.kind, frame.also) == (kind, also)

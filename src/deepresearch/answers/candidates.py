@@ -44,6 +44,7 @@ CONNECTORS = frozenset(
 _CONNECT = rf"(?:{'|'.join(sorted(CONNECTORS))})"
 _CAP = r"(?:[A-Z][\w'’.\-]*|[A-Z]\.)"
 NAME = re.compile(rf"{_CAP}(?:\s+(?:{_CONNECT}\s+)*(?:{_CAP}|\d+\b(?![,.]\d)))*")
+_SHARED_SURNAME = re.compile(r"\b[A-Z][a-z]+ and [A-Z][a-z]+ [A-Z][\w'’-]+\b(?! [A-Z])")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _PLACE_TAIL = re.compile(rf"({_CAP}(?:\s+{_CAP})*),\s+({_CAP}(?:\s+{_CAP})*)")
 _LEADING = frozenset(
@@ -229,6 +230,8 @@ def _spans(sentence: str, kind: AnswerKind) -> Iterator[str]:
     else:
         if kind == "place":
             yield from (f"{a}, {b}".rstrip(".,;:") for a, b in _PLACE_TAIL.findall(sentence))
+        if kind == "person":  # "Dan and Frank Carney": two people of one family name
+            yield from (m.group(0) for m in _SHARED_SURNAME.finditer(sentence))
         yield from names(sentence)
         if kind == "entity":
             yield from (m.group(1).strip() for m in _QUOTED.finditer(sentence))

@@ -183,7 +183,17 @@ def _mentions(sentence: Sentence, name: str) -> bool:
     if not terms:
         return False
     head = _TITLE_TAIL.sub("", sentence.title).strip()
-    return terms <= sentence.title_terms or name in sentence.text or (len(head) > 3 and name.startswith(head))
+    named = names_whole(name, sentence.text)
+    return terms <= sentence.title_terms or named or (len(head) > 3 and name.startswith(head))
+
+
+def names_whole(name: str, text: str) -> bool:
+    """``text`` names ``name`` as a whole: not "Dan" in "Great Dane", nor a one-word name as the
+    first name of another ("Dan" in "Dan Fogelman")."""
+    for match in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text):
+        if " " in name or not re.match(r"\s[A-Z]", text[match.end() :]):
+            return True
+    return False
 
 
 def about_question(

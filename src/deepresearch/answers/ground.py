@@ -110,6 +110,9 @@ def ground_answer(
         return abstain(frame, ranked[0].coverage if ranked else 0.0)
     if not ranked or not _supported(frame, ranked[0]):
         return abstain(frame, ranked[0].coverage if ranked else 0.0)
+    both = _both_asks(frame, ranked) if frame.also is not None else None
+    if both is not None:
+        return both
     scored = score_candidates(frame, ranked[:TOP_SENTENCES])
     if not scored:
         best = ranked[0]
@@ -122,6 +125,17 @@ def ground_answer(
     if not _supported(frame, evidence):
         return abstain(frame, evidence.coverage)
     return _answer(frame, text, evidence, "grounded", names, chosen_by)
+
+
+def _both_asks(frame: QuestionFrame, ranked: Sequence[Ranked]) -> GroundedAnswer | None:
+    """Two questions in one ("Who founded Pizza Hut, and in what year?"): the best supported
+    sentence holding an answer of both kinds is the answer, whole; None when no sentence does
+    (the first question is then answered alone)."""
+    kinds = (frame.kind, frame.also or frame.kind)
+    for evidence in ranked[:TOP_SENTENCES]:
+        if _supported(frame, evidence) and all(candidates(evidence.sentence.text, k) for k in kinds):
+            return _answer(frame, evidence.sentence.text, evidence, "sentence", ())
+    return None
 
 
 def _supported(frame: QuestionFrame, best: Ranked) -> bool:
@@ -149,6 +163,8 @@ def score_candidates(frame: QuestionFrame, ranked: Sequence[Ranked]) -> list[tup
     of the question itself, and the bridges of the best chains, are not answers."""
     question = set(frame.terms)
     near = set(frame.focus) or question
+    if frame.kind == "date":  # "In what year was Pizza Hut founded?": the verb relates the date too
+        near |= question - frame.names
     bridges = [frozenset(key_stems(r.bridge)) for r in ranked[:3] if r.bridge]
     found: dict[str, tuple[float, Ranked]] = {}
     for rank, evidence in enumerate(ranked):

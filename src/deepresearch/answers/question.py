@@ -98,6 +98,10 @@ _PERSON = re.compile(
 _TYPE_NOUN = re.compile(r"\b(?:[Ww]hat|[Ww]hich)\b")
 _NAME_OF = re.compile(r"^\s+(?:is|was|are|were)\s+the\s+(?:name|title)\s+of(?:\s+(?:the|a|an))?\b", re.I)
 _COPULA_THE = re.compile(r"^\s+(?:is|was|are|were)\s+the(?=\s+[a-z]+\s+(?:of|for|that|which|who)\b)")
+_SECOND_ASK = re.compile(
+    r",?\s+and\s+((?:(?:in|on|at|by|from|for)\s+(?:what|which|whom)|when|how\s+(?:many|much|long|old))\b[^,]*)\??$",
+    re.IGNORECASE,
+)
 _CHOICE = re.compile(
     r"(?:,|:|\bfirst|\bbetween)\s*(?:the\s+)?([^,?:]+?)\s+or\s+(?:the\s+)?([^,?]+?)\s*\??\s*$", re.I
 )
@@ -217,6 +221,7 @@ class QuestionFrame:
     terms: tuple[str, ...] = ()
     names: frozenset[str] = frozenset()
     focus: frozenset[str] = frozenset()
+    also: AnswerKind | None = None
 
 
 def frame_question(question: str) -> QuestionFrame:
@@ -232,7 +237,18 @@ def frame_question(question: str) -> QuestionFrame:
         return QuestionFrame(text, "yesno", options, noun, terms, names, focus)
     if choice:
         return QuestionFrame(text, "choice", choice, noun, terms, names, focus)
-    return QuestionFrame(text, _kind(text, noun), (), noun, terms, names, focus)
+    kind, also = _kind(text, noun), _second_ask(text)
+    return QuestionFrame(text, kind, (), noun, terms, names, focus, also if also != kind else None)
+
+
+def _second_ask(text: str) -> AnswerKind | None:
+    """The kind a second question joined by "and" asks for: "Who founded Pizza Hut, and in what
+    year?" asks for a date as well as a person."""
+    second = _SECOND_ASK.search(text)
+    if second is None:
+        return None
+    tail = second.group(1)
+    return next((kind for pattern, kind in _KINDS if pattern.search(tail)), None)
 
 
 def _named(text: str) -> tuple[str, ...]:
