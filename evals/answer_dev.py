@@ -2,11 +2,15 @@
 
     python evals/answer_dev.py collect --limit 80 --seed 0 [--drop-gold]   # runs the agent once
     python evals/answer_dev.py score [--drop-gold] [--model] [--show]      # seconds, no agent
+    python evals/answer_dev.py score --runs HOME/runs [--runs …]           # an eval's own runs
 
 ``collect`` runs the real agent (embedded model, local index over ../shared/eval) and keeps each
 question's sources in ``evals/out/sources[-nogold].jsonl``; ``score`` runs only the answer step on
 them, with code-side choice or (``--model``) the embedded model choosing among the candidates, and
-prints answer_match / EM / F1 / abstention. The agent's own numbers come from ``deepresearch eval``.
+prints answer_match / EM / F1 / abstention. The agent's own numbers come from ``deepresearch eval``;
+``score --runs`` re-scores the run folders such an eval wrote (``DEEPRESEARCH_HOME=… deepresearch
+eval …`` keeps them under ``HOME/runs``): retrieval at a fixed seed is deterministic, so a change to
+the answer step scores there as the eval would.
 """
 
 from __future__ import annotations
@@ -65,8 +69,23 @@ def collect(args: argparse.Namespace) -> None:
             print(f"{n}/{len(questions)} {result.answer!r}", file=sys.stderr)
 
 
+def _rows_from_runs(folders: list[Path]) -> list[dict[str, object]]:
+    """One row per run folder whose question is in the eval's questions file."""
+    questions = {" ".join(q.question.split()): q for q in load_questions(EVAL / "questions.jsonl")}
+    rows = []
+    for result in sorted(f for folder in folders for f in folder.glob("*/result.json")):
+        data = json.loads(result.read_text(encoding="utf-8"))
+        q = questions.get(" ".join(data["question"].split()))
+        if q is not None:
+            rows.append({"question": q.question, "answers": list(q.answers), "sources": data["sources"]})
+    return rows
+
+
 def score(args: argparse.Namespace) -> None:
-    rows = [json.loads(line) for line in _cache(args.drop_gold).open()]
+    if args.runs:
+        rows = _rows_from_runs(args.runs)
+    else:
+        rows = [json.loads(line) for line in _cache(args.drop_gold).open()]
     chooser = _model_chooser() if args.model else None
     marks: dict[str, list[float]] = {
         "answer_match": [],
@@ -77,7 +96,7 @@ def score(args: argparse.Namespace) -> None:
     }
     started = time.perf_counter()
     for row in rows:
-        sources = [Source(url=f"doc://{s['doc_id']}", **s) for s in row["sources"]]
+        sources = [Source(**{"url": f"doc://{s.get('doc_id')}", **s}) for s in row["sources"]]
         got = ground_answer(row["question"], sources, chooser=chooser)
         text = "" if got.status == "abstained" else got.text
         marks["answer_match"].append(answer_match(text, row["answers"]))
@@ -119,6 +138,7 @@ def main() -> None:
     s.add_argument("--drop-gold", action="store_true")
     s.add_argument("--model", action="store_true")
     s.add_argument("--show", action="store_true")
+    s.add_argument("--runs", type=Path, action="append", help="an eval's run folders (HOME/runs)")
     args = parser.parse_args()
     (collect if args.command == "collect" else score)(args)
 
