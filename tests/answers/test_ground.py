@@ -469,3 +469,23 @@ def test_the_readme_pizza_question_and_its_parts(question: str, answer: str) -> 
 )
 def test_a_bridge_name_is_matched_whole(name: str, text: str, named: bool) -> None:
     assert names_whole(name, text) is named
+
+
+def test_the_readme_demo_answers_when_the_clock_was_made_not_first_mentioned() -> None:
+    clock = src(
+        35,
+        "Prague astronomical clock",
+        "The oldest part of the Orloj, the mechanical clock and astronomical dial, dates back to 1410 "
+        "when it was made by clockmaker Mikuláš of Kadaň. The first recorded mention of the clock was "
+        "on 9 October 1410.",
+    )
+    painter = src(
+        36,
+        "Karel Purkyně",
+        "Karel Purkyně (15 March 1834, Wrocław – 5 April 1868, Prague) was a painter in the "
+        "Austro-Hungarian Empire. He died in the city of Prague.",
+    )
+    answer = ground_answer(
+        "When was the astronomical clock built in the city where Karel Purkyně died?", [clock, painter]
+    )
+    assert answer.text == "1410" and answer.sentence.startswith("The oldest part of the Orloj")

@@ -163,8 +163,6 @@ def score_candidates(frame: QuestionFrame, ranked: Sequence[Ranked]) -> list[tup
     of the question itself, and the bridges of the best chains, are not answers."""
     question = set(frame.terms)
     near = set(frame.focus) or question
-    if frame.kind == "date":  # "In what year was Pizza Hut founded?": the verb relates the date too
-        near |= question - frame.names
     bridges = [frozenset(key_stems(r.bridge)) for r in ranked[:3] if r.bridge]
     found: dict[str, tuple[float, Ranked]] = {}
     for rank, evidence in enumerate(ranked):
@@ -198,6 +196,8 @@ def _fit(
     factor = _shape(cand, frame, evidence.sentence)
     if _is_bridge(terms, bridges) and not typed:
         factor *= BRIDGE_PENALTY
+    if frame.kind == "date":  # "In what year was Pizza Hut founded?": the verb relates the date too,
+        near = near | (set(frame.terms) - frame.names - evidence.sentence.title_terms)  # not the subject
     if frame.kind in ("number", "date") and evidence.bridge and evidence.bridge in text:
         # a value stands by the entity the chain is about: "… followed by Thessaloniki, which
         # handled 273,282 TEUs" when the chain went through Thessaloniki
