@@ -9,6 +9,7 @@ of the question, the answer says the sources do not say, instead of guessing.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -353,9 +354,11 @@ def _defines(cand: str, frame: QuestionFrame, sentence: str) -> bool:
     return bool(stems) and stems <= set(key_stems(sentence))
 
 
-def type_stems(noun: str) -> set[str]:
-    """The stems of a type noun and of the words that name the same type ("movie", "film")."""
-    return {t for word in (noun, *TYPE_SYNONYMS.get(noun, ())) for t in key_stems(word)}
+@functools.cache
+def type_stems(noun: str) -> frozenset[str]:
+    """The stems of a type noun and of the words that name the same type ("movie", "film"); cached,
+    as every candidate of every sentence asks for them."""
+    return frozenset(t for word in (noun, *TYPE_SYNONYMS.get(noun, ())) for t in key_stems(word))
 
 
 def _life_date(cand: str, question: str, sentence: str) -> bool:

@@ -24,11 +24,11 @@ _NUMBER = re.compile(
     r"|\bpopulation\b",
     re.IGNORECASE,
 )
+DATE_NOUNS = ("year", "date", "century", "decade", "month", "day")
 _DATE = re.compile(
-    r"\bwhen\b|\b(?:what|which|in what|in which) (?:year|date|century|decade|month|day)\b|\bwhat time\b",
+    rf"\bwhen\b|\b(?:what|which|in what|in which) (?:{'|'.join(DATE_NOUNS)})\b|\bwhat time\b",
     re.IGNORECASE,
 )
-DATE_NOUNS = ("year", "date", "century", "decade", "month", "day")
 PLACE_NOUNS = [
     "city",
     "town",
