@@ -9,7 +9,7 @@ demo:
 test:
 	EXTRAS=dev scripts/install.sh
 	.venv/bin/coverage erase
-	.venv/bin/coverage run -m pytest
+	DEEPRESEARCH_REQUIRE_EMBEDDED=1 .venv/bin/coverage run -m pytest
 	.venv/bin/coverage combine -q
 	.venv/bin/coverage report
 

@@ -1,6 +1,6 @@
 """Probe the embedded models: load time, prompt and generation speed, JSON validity.
 
-Usage: ``python bench/embedded_probe.py [--models smollm2 gemma3] [--threads 1 2] [--tries 10]``
+Usage: ``python bench/embedded_probe.py [--models smollm2 qwen0.5b qwen1.5b] [--threads 1 2] [--tries 10]``
 
 Each (model, threads) pair runs in its own process so that peak RSS is that model's alone.
 Valid JSON means: parses, and has ``tasks``, a non-empty list of objects whose ``title``,
@@ -20,6 +20,7 @@ from typing import Any
 
 from deepresearch.llm.base import Message
 from deepresearch.llm.embedded import EmbeddedModel
+from deepresearch.settings import Settings
 
 PLAN_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -126,7 +127,7 @@ def json_share(model: EmbeddedModel, tries: int, constrained: bool) -> dict[str,
 
 
 def probe(name: str, threads: int | None, tries: int) -> dict[str, Any]:
-    model = EmbeddedModel.from_name(name, n_ctx=4096, n_threads=threads)
+    model = EmbeddedModel.from_name(name, n_ctx=4096, n_threads=threads, cache_dir=Settings.load().cache_dir)
     start = time.perf_counter()
     model.load()
     load_s = time.perf_counter() - start
@@ -154,7 +155,7 @@ def run_children(models: list[str], threads: list[int], tries: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", nargs="+", default=["smollm2", "gemma3"])
+    parser.add_argument("--models", nargs="+", default=["smollm2", "qwen0.5b", "qwen1.5b"])
     parser.add_argument("--threads", nargs="+", type=int, default=[1, 2])
     parser.add_argument("--tries", type=int, default=10)
     parser.add_argument("--child", nargs=3, metavar=("MODEL", "THREADS", "TRIES"))

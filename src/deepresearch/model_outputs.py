@@ -5,6 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from deepresearch.prompts.roles import ROLE_TYPES
+from deepresearch.text import truncate
+from deepresearch.untrusted import model_prose
 
 
 class RoleChoice(BaseModel):
@@ -59,18 +61,44 @@ class JudgeOut(BaseModel):
     tasks: list[ModelJudgement] = Field(min_length=1)
 
 
+INSIGHT_CHARS = 250
+BACKGROUND_CHARS = 500
+RISK_CHARS = 160
+ANSWER_CHARS = 200
+
+
 class Insight(BaseModel):
-    text: str
-    sources: list[int]
+    text: str = Field(json_schema_extra={"maxLength": INSIGHT_CHARS})
+    sources: list[int] = Field(json_schema_extra={"maxItems": 4})
 
 
+# The bounds below reach the grammar, so a small model under it cannot run out of tokens before
+# the JSON closes (measured: Qwen2.5-0.5B hit a 900-token cap mid-draft, every field lost); they
+# are not validated: ReportDraft.cleaned() cuts what a server that ignores them sends.
 class ReportDraft(BaseModel):
     """Every field is required so constrained decoding cannot settle for ``{}``."""
 
-    answer: str
-    background: str
-    insights: list[Insight]
-    risks: list[str]
+    answer: str = Field(json_schema_extra={"maxLength": ANSWER_CHARS})
+    background: str = Field(json_schema_extra={"maxLength": BACKGROUND_CHARS})
+    insights: list[Insight] = Field(json_schema_extra={"maxItems": 5})
+    risks: list[str] = Field(
+        json_schema_extra={"maxItems": 3, "items": {"type": "string", "maxLength": RISK_CHARS}}
+    )
+
+    def cleaned(self) -> ReportDraft:
+        """The draft as it may be stored: model prose made safe (no links, images, URLs, prompt tags
+        or typed reference lists) and cut to the bounds the grammar was given."""
+        insights = [
+            Insight(text=truncate(model_prose(i.text), INSIGHT_CHARS), sources=i.sources[:4])
+            for i in self.insights[:5]
+        ]
+        risks = [truncate(model_prose(r), RISK_CHARS) for r in self.risks[:3]]
+        return ReportDraft(
+            answer=truncate(model_prose(self.answer), ANSWER_CHARS),
+            background=truncate(model_prose(self.background), BACKGROUND_CHARS),
+            insights=[i for i in insights if i.text],
+            risks=[r for r in risks if r],
+        )
 
 
 class ShortAnswer(BaseModel):

@@ -66,7 +66,7 @@ class Settings(BaseSettings):
     writer_model: str | None = None
     embedded_model: str = DEFAULT_EMBEDDED_MODEL
     embedded_model_path: Path | None = None
-    embedded_n_ctx: int = Field(4096, ge=512, le=1_048_576)
+    embedded_n_ctx: int | None = Field(None, ge=512, le=1_048_576)
     embedded_threads: int | None = Field(None, ge=1, le=1024)
     strip_thinking_tokens: bool = True
     use_tool_calling: bool = False
@@ -87,6 +87,8 @@ class Settings(BaseSettings):
     fetch_cache: bool = True
     index_embeddings: bool = False
     index_path: Path | None = None
+    index_max_file_mb: int = Field(64, ge=1, le=65_536)
+    index_max_unpacked_mb: int = Field(256, ge=1, le=65_536)
     max_results_per_query: int = Field(10, ge=1, le=50)
     fetch_full_page: bool = True
     max_tokens_per_source: int = Field(2000, ge=50, le=1_000_000)

@@ -32,7 +32,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "search_api", "search_order", "search_min_interval_seconds", "search_max_retries",
         "tavily_api_key", "perplexity_api_key", "searxng_url", "fetch_allow_hosts", "fetch_timeout",
         "fetch_max_bytes", "fetch_cache", "fetch_full_page", "max_results_per_query",
-        "max_tokens_per_source", "index_embeddings", "index_path",
+        "max_tokens_per_source", "index_embeddings", "index_path", "index_max_file_mb",
+        "index_max_unpacked_mb",
     ),
     "Files": (
         "deepresearch_home", "enable_notes", "notes_workspace", "runs_workspace",
@@ -76,10 +77,12 @@ DESCRIPTIONS: dict[str, str] = {
     "summarizer_model": "Model for the per-task summaries (default: `LLM_MODEL_ID`).",
     "judge_model": "Model for judging relevance and writing new queries (default: `LLM_MODEL_ID`).",
     "writer_model": "Model for the report (default: `LLM_MODEL_ID`).",
-    "embedded_model": "Bundled in-process model: `smollm2` (SmolLM2-135M-Instruct) or `gemma3`.",
+    "embedded_model": "Bundled in-process model: `smollm2` (SmolLM2-135M-Instruct), `qwen0.5b` or `qwen1.5b` "
+    "(Qwen2.5-Coder-Instruct); see the README for what each costs and gets right.",
     "embedded_model_path": "A GGUF file to run in-process instead of the bundled model.",
-    "embedded_n_ctx": "Context window of the in-process model, in tokens.",
-    "embedded_threads": "CPU threads for the in-process model (default: the cores available).",
+    "embedded_n_ctx": "Context window of the in-process model, in tokens (default: the model's own "
+    "entry, 8192, never above what the GGUF was trained for).",
+    "embedded_threads": "CPU threads for the in-process model (default: all cores; OpenMP waits passively).",
     "strip_thinking_tokens": "Remove `<think>...</think>` from model output before it is used.",
     "use_tool_calling": "Ask servers for structured output through tool calls instead of JSON modes.",
     "model_judge": "Let the model score relevance too (default: on for servers, off for the embedded "
@@ -109,6 +112,9 @@ DESCRIPTIONS: dict[str, str] = {
     "fetch_full_page": "Read each hit's page; `false` keeps only the search snippets.",
     "max_results_per_query": "Search hits kept per query.",
     "max_tokens_per_source": "Text kept per source, in tokens (about 4 characters each).",
+    "index_max_file_mb": "`deepresearch index` skips (and names) a file larger than this, in MB.",
+    "index_max_unpacked_mb": "`deepresearch index` skips a .docx whose parts unpack to more than this, in MB "
+    "(a zip bomb).",
     "index_embeddings": "Also embed passages with MiniLM for hybrid search (`deepresearch-offline[dense]`).",
     "index_path": "The local index file `SEARCH_API=local` searches (default "
     "`DEEPRESEARCH_HOME/index.sqlite`, or the bundled demo corpus while you have indexed nothing).",

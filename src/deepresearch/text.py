@@ -244,6 +244,11 @@ def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
     return len(left & right) / len(union) if union else 0.0
 
 
+def strip_citations(text: str) -> str:
+    """``text`` without its ``[n]`` / ``[n, m]`` citation markers."""
+    return _FOOTNOTE.sub("", text)
+
+
 def sentences(text: str) -> list[str]:
     """The sentences of ``text``, footnote markers such as ``[3]`` removed: quoted into a report,
     a page's own footnote would read as a citation of the run's source 3."""

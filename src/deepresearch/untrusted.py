@@ -15,9 +15,18 @@ import re
 
 _TOOL_CALL = re.compile(r"\[TOOL_CALL:[^\]]*\]?", re.IGNORECASE)
 _PROMPT_TAG = re.compile(
-    r"</?\s*(?:source|think|tool_call|tool_response|function_call|tools)\b[^>]*>"
+    r"</?\s*(?:source|think|tool_call|tool_response|function_call|tools)\b[^>\n]*(?:>|(?=\n)|\Z)"
     r"|<\|[A-Za-z0-9_ .-]{1,40}\|>",
     re.IGNORECASE,
+)
+_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)?|<img\b[^>]*>?", re.IGNORECASE)
+_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
+_URL = re.compile(r"<?\b(?:https?|ftp|file|data|javascript):[^\s)>\]]*>?", re.IGNORECASE)
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>")
+_SPACE_BEFORE_MARK = re.compile(r"\s+([.,;:!?])")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s")
+_REFERENCE_HEADING = re.compile(
+    r"^\s*(?:#{1,6}\s*)?\**(?:references|sources|bibliography|links)\**:?\s*$", re.I
 )
 _SPACES = re.compile(r"[ \t\r\f\v]+")
 _BLANK_LINES = re.compile(r"\n{3,}")
@@ -34,6 +43,27 @@ def sanitize(text: str) -> str:
     text = _PROMPT_TAG.sub("", strip_tool_calls(text))
     lines = (_SPACES.sub(" ", line).strip() for line in text.splitlines())
     return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
+
+
+def model_prose(text: str) -> str:
+    """Model-written prose made safe to store and render: prompt tags (a cut-off ``<source id=``
+    too), images, links, URLs and HTML removed, and the reference lists a model types dropped.
+
+    A report's links are the references code builds from the sources the run read; a URL in model
+    text was never read, so it never reaches a report (docs/SECURITY.md). Link text stays; a list
+    item that held a link or URL is a typed reference, and goes with its line.
+    """
+    kept = []
+    for line in sanitize(text).splitlines():
+        if _REFERENCE_HEADING.match(line):
+            continue
+        linked = bool(_LINK.search(line) or _URL.search(line) or _IMAGE.search(line))
+        if linked and _LIST_ITEM.match(line):
+            continue
+        line = _URL.sub("", _LINK.sub(r"\1", _IMAGE.sub("", line)))
+        line = _SPACES.sub(" ", _HTML_TAG.sub("", line))
+        kept.append(_SPACE_BEFORE_MARK.sub(r"\1", line).strip())
+    return _BLANK_LINES.sub("\n\n", "\n".join(kept)).strip()
 
 
 def clean_title(title: str | None) -> str | None:

@@ -134,10 +134,3 @@ def test_probe_off_makes_no_model_call(tmp_path: Path, base_url: str, fake: Fake
 
     assert names == ["provider", "model", "context", "search", "workspaces"]
     assert fake.requests == []
-
-
-def test_embedded_reports_grammar_and_n_ctx(tmp_path: Path) -> None:
-    checks = _checks(tmp_path, embedded_n_ctx=2048)
-
-    assert checks["structured"].detail.startswith("constrained decoding: llama.cpp grammar")
-    assert checks["context"].detail.startswith("2048 tokens")

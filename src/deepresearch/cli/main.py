@@ -8,17 +8,21 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from deepresearch.cli.mcp_cmd import mcp_command
+from deepresearch.cli.model_server_cmd import model_server_command
 from deepresearch.cli.settings_cmd import settings_command
 from deepresearch.cli.worker_cmd import worker_command
 from deepresearch.errors import ConfigurationError, DeepResearchError, InvalidQuestionError
 from deepresearch.settings import Settings
+
+if TYPE_CHECKING:
+    from deepresearch.evaluation.dataset import Half
 
 app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help="Deep research, offline by default.")
 err = Console(stderr=True, soft_wrap=True)
@@ -132,6 +136,7 @@ def index_cmd(
 ) -> None:
     """Build or update the local document index from PATHS (incremental)."""
     from deepresearch.index.embeddings import embedder_for
+    from deepresearch.index.loaders import IndexLimits
     from deepresearch.index.store import DocumentIndex
 
     with _friendly_errors():
@@ -140,11 +145,13 @@ def index_cmd(
             raise ConfigurationError(f"no such file or folder: {', '.join(missing)}")
         settings = Settings.load({"index_embeddings": embeddings or None})
         target = index or settings.resolved_index_path
+        limits = IndexLimits(settings.index_max_file_mb * 2**20, settings.index_max_unpacked_mb * 2**20)
         with DocumentIndex(target, embedder_for(settings)) as store:
-            stats = store.index_paths(paths, progress=lambda m: err.print(f"[dim]{m}[/dim]"))
+            stats = store.index_paths(paths, progress=lambda m: err.print(f"[dim]{m}[/dim]"), limits=limits)
+    skipped = f", {stats.files_skipped} skipped (see above)" if stats.files_skipped else ""
     err.print(
         f"indexed {stats.files_indexed} file(s), {stats.files_skipped_unchanged} unchanged, "
-        f"{stats.files_removed} removed; {stats.passages_total} passages in {target} "
+        f"{stats.files_removed} removed{skipped}; {stats.passages_total} passages in {target} "
         f"({stats.seconds:.2f}s)"
         + (f"; {stats.passages_embedded} passages embedded" if stats.passages_embedded else "")
     )
@@ -184,6 +191,12 @@ def eval_cmd(
         Path | None, typer.Option(help="Write results JSON here (and a .md table beside it).")
     ] = None,
     loops: Annotated[int | None, typer.Option(help="Max research rounds.")] = None,
+    half: Annotated[
+        str | None,
+        typer.Option(
+            help="Only one half of the questions, split by a hash of qid: 'dev' (tune) or 'test' (report)."
+        ),
+    ] = None,
     drop_gold: Annotated[
         bool,
         typer.Option(
@@ -206,9 +219,16 @@ def eval_cmd(
             baseline=baseline,
             out=out,
             drop_gold=drop_gold,
+            half=_half(half),
         )
         report = run_evaluation(settings, options, console=err)
     sys.stdout.write(report.markdown())
+
+
+def _half(value: str | None) -> Half | None:
+    if value is None or value in ("dev", "test"):
+        return cast("Half | None", value)
+    raise ConfigurationError(f"--half is 'dev' or 'test', not {value!r}")
 
 
 @app.command()
@@ -237,6 +257,7 @@ def _jobs_home(settings: Settings) -> str:
 app.command("settings")(settings_command)
 app.command("mcp")(mcp_command)
 app.command("worker")(worker_command)
+app.command("model-server")(model_server_command)
 
 
 def _index_corpus(settings: Settings, corpus: Path, quiet: bool) -> Path:

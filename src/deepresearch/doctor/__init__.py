@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from deepresearch.doctor.check import Check
 from deepresearch.errors import ConfigurationError, DeepResearchError
 from deepresearch.settings import Settings
 
@@ -17,16 +16,7 @@ if TYPE_CHECKING:
     from deepresearch.service import Service
 
 
-@dataclass(frozen=True)
-class Check:
-    name: str
-    ok: bool
-    detail: str
-    fix: str = ""
-
-    def as_dict(self) -> dict[str, object]:
-        return asdict(self)
-
+__all__ = ["Check", "readiness", "run_checks"]
 
 URL_SETTINGS = {"ollama": "OLLAMA_BASE_URL", "lmstudio": "LMSTUDIO_BASE_URL"}
 MIN_CONTEXT_TOKENS = 4096
@@ -85,10 +75,9 @@ def _roles(settings: Settings) -> str:
 
 def _model_checks(settings: Settings, probe: bool) -> list[Check]:
     if settings.llm_provider == "embedded":
-        model = _embedded_model(settings)
-        if not model.ok:
-            return [model]
-        return [model, _embedded_structured(), _embedded_context(settings)]
+        from deepresearch.doctor.embedded import embedded_checks
+
+        return embedded_checks(settings, probe)
     from deepresearch.llm.presets import server_config
 
     try:
@@ -96,42 +85,6 @@ def _model_checks(settings: Settings, probe: bool) -> list[Check]:
     except ConfigurationError as exc:
         return [Check("model", False, "no server configured", str(exc))]
     return _server_checks(settings, config, probe)
-
-
-def _embedded_model(settings: Settings) -> Check:
-    if importlib.util.find_spec("llama_cpp") is None:
-        return Check(
-            "model",
-            False,
-            "llama-cpp-python is not installed",
-            "pip install 'deepresearch-offline[embedded]' (compiles llama.cpp, ~7 minutes once)",
-        )
-    if settings.embedded_model_path is not None:
-        path = settings.embedded_model_path.expanduser()
-        ok = path.is_file()
-        return Check(
-            "model",
-            ok,
-            f"GGUF file {path}",
-            "" if ok else "set EMBEDDED_MODEL_PATH to an existing .gguf file",
-        )
-    from deepresearch.llm.embedded import locate_model
-
-    try:
-        path = locate_model(settings.embedded_model)
-    except DeepResearchError as exc:
-        return Check("model", False, str(exc), str(exc))
-    return Check("model", True, f"{settings.embedded_model}: {path} ({path.stat().st_size // 2**20} MB)")
-
-
-def _embedded_structured() -> Check:
-    return Check("structured", True, "constrained decoding: llama.cpp grammar from each step's JSON schema")
-
-
-def _embedded_context(settings: Settings) -> Check:
-    tokens = settings.embedded_n_ctx
-    detail = f"{tokens} tokens (EMBEDDED_N_CTX); longer prompts are cut in the middle, never rejected"
-    return Check("context", True, detail)
 
 
 def _server_checks(settings: Settings, config: ServerConfig, probe: bool) -> list[Check]:

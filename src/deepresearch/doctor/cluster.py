@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    from deepresearch.doctor import Check
+    from deepresearch.doctor.check import Check
     from deepresearch.settings import Settings
 
 EXTRA = "pip install 'deepresearch-offline[team]'"
@@ -21,7 +21,7 @@ def cluster_checks(settings: Settings) -> list[Check]:
 
 
 def broker_check(settings: Settings) -> Check:
-    from deepresearch.doctor import Check
+    from deepresearch.doctor.check import Check
 
     if settings.redis_url is None:
         return Check("broker", False, "REDIS_URL is not set", "set REDIS_URL=redis://host:6379/0")
@@ -43,7 +43,7 @@ def broker_check(settings: Settings) -> Check:
 
 
 def database_check(settings: Settings) -> Check:
-    from deepresearch.doctor import Check
+    from deepresearch.doctor.check import Check
 
     if settings.database_url is None:
         return Check(

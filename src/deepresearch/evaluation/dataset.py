@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from deepresearch.errors import ConfigurationError
 
@@ -18,12 +20,26 @@ class EvalQuestion:
     gold_doc_ids: tuple[str, ...]
 
 
-def load_questions(path: Path, *, limit: int | None = None, seed: int | None = None) -> list[EvalQuestion]:
-    """Questions in file order (shuffled when ``seed`` is given), at most ``limit``."""
+Half = Literal["dev", "test"]
+
+
+def half_of(qid: str) -> Half:
+    """The fixed half a question belongs to: ``dev`` (look at it, tune on it) or ``test`` (report
+    only). Decided once by the first byte of the sha256 of its ``qid``, so every tool agrees."""
+    return "dev" if hashlib.sha256(qid.encode("utf-8")).digest()[0] % 2 == 0 else "test"
+
+
+def load_questions(
+    path: Path, *, limit: int | None = None, seed: int | None = None, half: Half | None = None
+) -> list[EvalQuestion]:
+    """Questions in file order (only those of ``half`` when given; shuffled when ``seed`` is
+    given), at most ``limit``."""
     if not path.is_file():
         raise ConfigurationError(f"questions file {path} does not exist")
     with path.open(encoding="utf-8") as lines:
         items = [_parse(line, number) for number, line in enumerate(lines, 1) if line.strip()]
+    if half is not None:
+        items = [item for item in items if half_of(item.qid) == half]
     if seed is not None:
         random.Random(seed).shuffle(items)
     return items[:limit] if limit else items

@@ -22,7 +22,7 @@ from deepresearch.agent import research
 from deepresearch.citations import cited_ids
 from deepresearch.errors import ConfigurationError, DeepResearchError
 from deepresearch.evaluation.baseline import naive_answer
-from deepresearch.evaluation.dataset import EvalQuestion, load_questions
+from deepresearch.evaluation.dataset import EvalQuestion, Half, load_questions
 from deepresearch.evaluation.scoring import (
     answer_match,
     citation_precision,
@@ -65,6 +65,7 @@ class EvalOptions:
     out: Path | None = None
     top_k: int = 5
     drop_gold: bool = False
+    half: Half | None = None
 
 
 @dataclass
@@ -102,6 +103,8 @@ class EvalReport:
         for metric in METRICS:
             values = [getattr(r, metric) for r in done if getattr(r, metric) is not None]
             out[metric] = round(statistics.fmean(values), 3) if values else None
+        answered = [r.answer_match for r in done if not r.abstained]
+        out["precision_answering"] = round(statistics.fmean(answered), 3) if answered else None
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -114,12 +117,13 @@ class EvalReport:
         }
 
     def markdown(self) -> str:
-        header = "| system | n | failed | " + " | ".join(METRICS) + " |"
-        rule = "|" + "---|" * (len(METRICS) + 3)
+        columns = (*METRICS, "precision_answering")
+        header = "| system | n | failed | " + " | ".join(columns) + " |"
+        rule = "|" + "---|" * (len(columns) + 3)
         lines = [f"Model: {self.model} · corpus: {self.corpus}", "", header, rule]
         for name in self.systems:
             row = self.summary(name)
-            cells = [str(row[m]) if row[m] is not None else "–" for m in METRICS]
+            cells = [str(row[m]) if row[m] is not None else "–" for m in columns]
             lines.append(f"| {name} | {row['n']} | {row['failed']} | " + " | ".join(cells) + " |")
         return "\n".join(lines) + "\n"
 
@@ -131,7 +135,7 @@ def run_evaluation(
     console: Console | None = None,
     model: ChatModel | None = None,
 ) -> EvalReport:
-    questions = load_questions(options.questions, limit=options.limit, seed=options.seed)
+    questions = load_questions(options.questions, limit=options.limit, seed=options.seed, half=options.half)
     corpus = without_gold(settings, options.corpus, questions) if options.drop_gold else options.corpus
     index_path, _ = ensure_corpus_index(settings, corpus)
     settings = settings.with_overrides(index_path=index_path, search_api="local", enable_notes=False)

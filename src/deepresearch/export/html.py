@@ -47,11 +47,16 @@ def report_fragment(result: ResearchResult) -> str:
     return f'<article class="report">\n{body}{sources_section(cited)}</article>\n'
 
 
+EXPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+"""The exported page loads nothing from anywhere: no script, no remote image, font or style."""
+
+
 def report_html(result: ResearchResult) -> str:
-    """The whole self-contained HTML document."""
+    """The whole self-contained HTML document (its Content-Security-Policy forbids every load)."""
     language = language_of(result.question)
     return (
         f'<!doctype html>\n<html lang="{language}">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{EXPORT_CSP}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{escape(result.question)}</title>\n<style>{STYLE}</style>\n</head>\n"
         f"<body>\n{report_fragment(result)}</body>\n</html>\n"

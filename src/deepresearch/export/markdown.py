@@ -2,8 +2,10 @@
 
 Code, not the model, decides every link: ``[n]`` citations link to the reference they number
 (``#ref-n``), each reference links to the passage that was read (``#src-<source id>``) with its page
-beside it when that is a web page, and any other link that is not http(s) loses its ``href``. Raw
-HTML in the Markdown is shown as text (reports quote untrusted page text).
+beside it when that is a web page, and every other link loses its ``href`` (a URL the run did not
+read is never a link). Images are not rendered (``![x](url)`` stays text: an image is a request
+when the report is viewed), and raw HTML in the Markdown is shown as text (reports quote untrusted
+page text).
 """
 
 from __future__ import annotations
@@ -29,15 +31,16 @@ class _Markdown(MarkdownIt):
 
 def render_report_body(markdown: str, cited: Sequence[Source]) -> str:
     """``markdown`` (a report whose ``[k]`` names ``cited[k-1]``) as an HTML fragment."""
-    md = _Markdown("commonmark", {"html": False}).enable("table")
+    md = _Markdown("commonmark", {"html": False}).enable("table").disable("image")
     tokens = md.parse(markdown)
     for token in tokens:
         if token.type == "inline" and token.children is not None:
             token.children = _cite(token.children, len(cited))
-    _mark_references(tokens, cited, [md.normalizeLink(s.url) for s in cited])
+    read = [md.normalizeLink(s.url) for s in cited]
+    _mark_references(tokens, cited, read)
     for token in tokens:
         if token.type == "inline" and token.children is not None:
-            token.children = _vet_links(token.children)
+            token.children = _vet_links(token.children, set(read))
     html: str = md.renderer.render(tokens, md.options, {})
     return html
 
@@ -114,13 +117,16 @@ def _point_at_passage(inline: Token, source: Source) -> None:
         inline.children = [*children[: close + 1], *page, *children[close + 1 :]]
 
 
-def _vet_links(children: list[Token]) -> list[Token]:
+def _vet_links(children: list[Token], read: set[str]) -> list[Token]:
+    """Links keep their ``href`` only to an anchor of the report or to a web page the run read."""
     for child in children:
         href = str(child.attrGet("href") or "") if child.type == "link_open" else ""
-        if child.type == "link_open" and not (href.startswith("#") or _WEB.match(href)):
-            child.attrs.pop("href", None)
-        elif child.type == "link_open" and _WEB.match(href):
+        if child.type != "link_open" or href.startswith("#"):
+            continue
+        if _WEB.match(href) and href in read:
             child.attrSet("rel", "noopener noreferrer")
+        else:
+            child.attrs.pop("href", None)
     return children
 
 

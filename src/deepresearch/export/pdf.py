@@ -1,6 +1,8 @@
 """A report as PDF: the HTML export laid out by WeasyPrint (``deepresearch-offline[pdf]``).
 
-Citations and references stay links inside the PDF. WeasyPrint needs Pango from the system
+Citations and references stay links inside the PDF. WeasyPrint fetches nothing: its URL fetcher
+refuses every URL (a report quotes untrusted text, and an image there would be a request to
+wherever it points, past the fetcher's guard). WeasyPrint needs Pango from the system
 (``apt-get install libpango-1.0-0 libpangoft2-1.0-0``; ``scripts/install.sh`` does it as root).
 """
 
@@ -20,8 +22,20 @@ INSTALL = (
 
 def report_pdf(result: ResearchResult) -> bytes:
     """The report's PDF bytes; :class:`ConfigurationError` says how to install what is missing."""
-    pdf: bytes = load_weasyprint().HTML(string=report_html(result)).write_pdf()
+    weasyprint = load_weasyprint()
+    fetcher = _refusing_fetcher(weasyprint)
+    pdf: bytes = weasyprint.HTML(string=report_html(result), url_fetcher=fetcher).write_pdf()
     return pdf
+
+
+def _refusing_fetcher(weasyprint: Any) -> Any:
+    """A WeasyPrint URL fetcher that fetches nothing (every URL is an error WeasyPrint skips)."""
+
+    class Refusing(weasyprint.urls.URLFetcher):  # type: ignore[misc, name-defined]
+        def fetch(self, url: str, headers: Any = None) -> Any:
+            raise ValueError(f"deepresearch renders reports without loading anything ({url!r})")
+
+    return Refusing()
 
 
 def load_weasyprint() -> Any:

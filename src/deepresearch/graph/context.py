@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from deepresearch.errors import ResearchCancelledError
 from deepresearch.llm.base import ChatModel
+from deepresearch.llm.factory import model_writes
 from deepresearch.llm.metered import MeteredModel
 from deepresearch.search.base import SearchBackend
 from deepresearch.settings import Settings
@@ -54,16 +55,16 @@ class ResearchContext:
 
     @property
     def use_model_judge(self) -> bool:
-        """Off for the embedded model by default: measured no better than chance at relevance."""
+        """Off for the tiny embedded model by default: measured no better than chance at relevance."""
         if self.settings.model_judge is not None:
             return self.settings.model_judge
-        return self.settings.llm_provider != "embedded"
+        return model_writes(self.settings)
 
     @property
     def model_chooses_role(self) -> bool:
-        """Off for the embedded model: measured, SmolLM2 under the combined role-and-plan grammar
+        """Off for the tiny embedded model: measured, SmolLM2 under the combined role-and-plan grammar
         ran to its token cap and lost the plan; it plans alone and the role comes from keywords."""
-        return self.settings.llm_provider != "embedded"
+        return model_writes(self.settings)
 
     @property
     def model_writes_prose(self) -> bool:
@@ -72,5 +73,5 @@ class ResearchContext:
         they get extractive summaries and only write the short answer."""
         mode = self.settings.summary_mode
         if mode == "auto":
-            return self.settings.llm_provider != "embedded"
+            return model_writes(self.settings)
         return mode == "model"

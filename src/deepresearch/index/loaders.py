@@ -14,6 +14,7 @@ import io
 import json
 import os
 import re
+import stat
 import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -51,6 +52,42 @@ class LoadedFile:
 def demo_corpus_path() -> Path:
     """Path of the demo corpus shipped inside the package (``data/demo_corpus.jsonl``)."""
     return Path(str(files("deepresearch").joinpath("data", "demo_corpus.jsonl")))
+
+
+@dataclass(frozen=True)
+class IndexLimits:
+    """What ``deepresearch index`` reads at most: one file's size and an archive's unpacked size."""
+
+    max_file_bytes: int = 64 * 2**20
+    max_unpacked_bytes: int = 256 * 2**20
+
+
+def skip_reason(path: Path, root: Path | None, limits: IndexLimits) -> str | None:
+    """Why ``path`` (found under the folder ``root``, or named itself when None) is not read, or
+    None: only regular files inside ``root`` (a symlink may point within it) up to
+    ``limits.max_file_bytes`` are."""
+    try:
+        resolved = path.resolve(strict=True)
+        info = resolved.stat()
+    except (OSError, RuntimeError) as exc:
+        return f"unreadable ({exc})"
+    if root is not None and not resolved.is_relative_to(root):
+        return f"a link to {resolved}, outside {root}"
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    if info.st_size > limits.max_file_bytes:
+        return f"{info.st_size:,} bytes, over the {limits.max_file_bytes:,}-byte cap (INDEX_MAX_FILE_MB)"
+    return None
+
+
+def unpacked_too_large(data: bytes, limit: int) -> bool:
+    """True when the zip archive ``data`` (a .docx) unpacks to more than ``limit`` bytes, by its own
+    directory (read before anything is decompressed)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            return sum(member.file_size for member in archive.infolist()) > limit
+    except zipfile.BadZipFile:
+        return False
 
 
 def is_supported(path: Path) -> bool:

@@ -39,10 +39,13 @@ from deepresearch.index.fusion import RRF_K, reciprocal_rank_fusion
 from deepresearch.index.loaders import (
     SUPPORTED_SUFFIXES,
     Document,
+    IndexLimits,
     document_from_mapping,
     is_supported,
     iter_supported_files,
     load_file,
+    skip_reason,
+    unpacked_too_large,
 )
 from deepresearch.index.query import fts_query
 from deepresearch.sqlite import immediate, migrate
@@ -134,6 +137,7 @@ class IndexStats:
     records_skipped: int = 0
     files_failed: int = 0
     passages_embedded: int = 0
+    files_skipped: int = 0
 
 
 def passages_for(document: Document, source: str, max_chars: int = MAX_CHARS) -> list[Passage]:
@@ -318,40 +322,52 @@ class DocumentIndex:
         self.embed_pending()
         return added
 
-    def index_paths(self, paths: Sequence[Path | str], progress: Progress | None = None) -> IndexStats:
+    def index_paths(
+        self, paths: Sequence[Path | str], progress: Progress | None = None, limits: IndexLimits | None = None
+    ) -> IndexStats:
         """Index files and folders (recursively) incrementally; see the module contract.
 
         A root that no longer exists has its indexed files removed. Unreadable files are
-        reported through ``progress`` and counted in ``files_failed``; they never stop the run.
+        reported through ``progress`` and counted in ``files_failed``; files not read (a link out
+        of the folder, not a regular file, over a cap of ``limits``) are named with the reason and
+        counted in ``files_skipped``. Neither stops the run.
         """
         started = time.perf_counter()
         tally: Counter[str] = Counter()
         report = progress or _ignore
         for root in paths:
-            self._index_root(Path(root).resolve(), tally, report)
+            self._index_root(Path(root).resolve(), tally, report, limits or IndexLimits())
         tally["passages_embedded"] = self.embed_pending(report)
         return IndexStats(passages_total=self.count(), seconds=time.perf_counter() - started, **tally)
 
-    def _index_root(self, root: Path, tally: Counter[str], report: Progress) -> None:
+    def _index_root(self, root: Path, tally: Counter[str], report: Progress, limits: IndexLimits) -> None:
         if root.is_dir():
             seen = {str(path) for path in iter_supported_files(root)}
             for path in sorted(seen):
-                self._index_file(Path(path), tally, report)
+                self._index_file(Path(path), tally, report, _Read(root, limits))
             self._remove_missing(root, seen, tally, report)
         elif root.is_file() and is_supported(root):
-            self._index_file(root, tally, report)
+            self._index_file(root, tally, report, _Read(None, limits))
         elif root.is_file():
             report(f"skipped {root}: unsupported type (supported: {', '.join(sorted(SUPPORTED_SUFFIXES))})")
         else:
             self._remove_missing(root, set(), tally, report)
 
-    def _index_file(self, path: Path, tally: Counter[str], report: Progress) -> None:
+    def _index_file(self, path: Path, tally: Counter[str], report: Progress, read: _Read) -> None:
+        reason = skip_reason(path, read.root, read.limits)
+        if reason is not None:
+            self._skip(path, reason, tally, report)
+            return
         try:
             data = path.read_bytes()
             mtime = path.stat().st_mtime
         except OSError as exc:
             tally["files_failed"] += 1
             report(f"failed {path}: {exc}")
+            return
+        if path.suffix.lower() == ".docx" and unpacked_too_large(data, read.limits.max_unpacked_bytes):
+            cap = read.limits.max_unpacked_bytes
+            self._skip(path, f"unpacks to more than the {cap:,}-byte cap (INDEX_MAX_UNPACKED_MB)", tally, report)
             return
         digest = hashlib.sha256(data).hexdigest()
         if self._known_digest(str(path)) == digest:
@@ -371,6 +387,12 @@ class DocumentIndex:
         tally["passages_added"] += added
         tally["records_skipped"] += skipped
         report(f"indexed {path}: {added} passages" + (f", {skipped} skipped" if skipped else ""))
+
+    def _skip(self, path: Path, reason: str, tally: Counter[str], report: Progress) -> None:
+        """Not read: anything indexed from it before goes, so a file replaced by a link leaves nothing."""
+        self._remove_file(str(path))
+        tally["files_skipped"] += 1
+        report(f"skipped {path}: {reason}")
 
     def _known_digest(self, path: str) -> str | None:
         with self._lock:
@@ -396,6 +418,14 @@ class DocumentIndex:
         with immediate(self._conn, self._lock) as conn:
             yield conn
         self._vectors.invalidate()
+
+
+@dataclass(frozen=True)
+class _Read:
+    """How the files of one root are read: inside which folder, within which caps."""
+
+    root: Path | None
+    limits: IndexLimits
 
 
 def _open(path: Path | str) -> sqlite3.Connection:

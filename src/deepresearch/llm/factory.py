@@ -11,7 +11,7 @@
   ``WRITER_MODEL`` name models other than the default.
 
 For a server provider a role model is a model id on the same server; for ``embedded`` it is a
-known embedded model name (``smollm2``, ``gemma3``) or a path to a GGUF file.
+known embedded model name (``smollm2``, ``qwen0.5b``, ``qwen1.5b``) or a path to a GGUF file.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from deepresearch.llm.base import ChatModel
 from deepresearch.llm.presets import server_config, server_endpoint
 from deepresearch.settings import Settings
 
-__all__ = ["build_model", "default_threads", "role_models", "server_endpoint"]
+__all__ = ["build_model", "default_threads", "model_writes", "role_models", "server_endpoint"]
 
 ROLE_SETTINGS = {
     "planner": "planner_model",
@@ -55,6 +55,20 @@ def build_model(settings: Settings) -> ChatModel:
     return StepRouter(default, by_role)
 
 
+def model_writes(settings: Settings) -> bool:
+    """Whether the configured model judges and writes prose, or plans while code does the rest.
+
+    A server model and a GGUF of the user's do; a bundled model only where its entry says so
+    (:attr:`~deepresearch.llm.model_files.ModelFile.writes`, set by measurement).
+    """
+    if settings.llm_provider != "embedded" or settings.embedded_model_path is not None:
+        return True
+    from deepresearch.llm.model_files import EMBEDDED_MODELS
+
+    info = EMBEDDED_MODELS.get(settings.embedded_model)
+    return info is not None and info.writes
+
+
 def role_models(settings: Settings) -> dict[str, str]:
     """The roles that have their own model, and the model each names."""
     chosen = {role: getattr(settings, field) for role, field in ROLE_SETTINGS.items()}
@@ -68,9 +82,10 @@ def _default_name(settings: Settings) -> str | None:
 
 
 def default_threads() -> int:
-    """Half the cores, at least one. Measured on 2 cores: with 2 threads generation collapses from
-    ~120 to under 5 tokens/s as soon as anything else runs; 1 thread degrades gracefully."""
-    return max(1, (os.cpu_count() or 2) // 2)
+    """All cores. With OpenMP waiting passively (the runtime sets ``OMP_WAIT_POLICY=passive``) two
+    threads on 2 cores measured faster than one (docs/BENCHMARKS.md); busy-waiting threads were what
+    collapsed under load before."""
+    return max(1, os.cpu_count() or 1)
 
 
 Leaf = tuple[ChatModel, dict[str, Any]]
@@ -107,12 +122,12 @@ def _embedded_leaf(settings: Settings, name: str | None) -> Leaf:
     model = (
         EmbeddedModel(path, **options)
         if path is not None
-        else EmbeddedModel.from_name(name or settings.embedded_model, **options)
+        else EmbeddedModel.from_name(name or settings.embedded_model, cache_dir=settings.cache_dir, **options)
     )
     identity = {
         "provider": "embedded",
         "model": model.name,
-        "n_ctx": n_ctx,
+        "n_ctx": model.n_ctx,
         **_file_identity(model.model_path),
     }
     return model, {**identity, "temperature": settings.llm_temperature}

@@ -93,7 +93,7 @@ def default_answer(call: ModelCall) -> str:
         "plan": lambda: json.dumps(_opening_for(question)),
         "queries": lambda: json.dumps({"queries": _requeries(call.prompt)}),
         "judge": lambda: json.dumps({"tasks": _judgements(call.prompt)}),
-        "summarize": lambda: f"The sources describe {question.rstrip('?')} [1].",
+        "summarize": lambda: f"On {question.rstrip('?')}: {_first_source_text(call.prompt)} [1].",
         "report": lambda: json.dumps(_report(question)),
         "answer": lambda: json.dumps({"answer": _first_source_sentence(call.prompt)}),
     }
@@ -154,6 +154,12 @@ def _report(question: str) -> dict[str, Any]:
         "insights": [{"text": "The first source is the most relevant [1].", "sources": [1]}],
         "risks": ["Evidence comes from a small local corpus."],
     }
+
+
+def _first_source_text(prompt: str) -> str:
+    """The first source's opening words, which a real summary would report."""
+    match = re.search(r"<source id=[^>]*>([^<]{0,200})", prompt)
+    return " ".join(match.group(1).split()) if match else "the sources say nothing of it"
 
 
 def _first_source_sentence(prompt: str) -> str:

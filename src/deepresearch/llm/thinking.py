@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from deepresearch.untrusted import strip_tool_calls
+from deepresearch.untrusted import model_prose
 
 _THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _UNCLOSED_THINK = re.compile(r"<think>.*\Z", re.DOTALL | re.IGNORECASE)
@@ -25,7 +25,9 @@ def strip_thinking(text: str) -> str:
 
 
 def clean_model_text(text: str, *, strip_think: bool = True) -> str:
-    return strip_tool_calls(strip_thinking(text) if strip_think else text).strip()
+    """Model prose as it may be stored: reasoning removed (unless kept), then made safe
+    (:func:`deepresearch.untrusted.model_prose`: no links, images, URLs or prompt tags)."""
+    return model_prose(strip_thinking(text) if strip_think else text)
 
 
 class _SpanFilter:

@@ -12,7 +12,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from deepresearch.answers.choose import model_chooser
-from deepresearch.answers.ground import Chooser, check_answer, ground_answer
+from deepresearch.answers.ground import Chooser, GroundedAnswer, check_answer, ground_answer
 from deepresearch.citations import Source, cited_ids
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
@@ -35,7 +35,7 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
     if ctx.model_writes_prose:
         draft, error = _model_draft(state, ctx)
         fallbacks = [] if draft else [f"report: {error}; wrote the report from the evidence alone"]
-        answer = check_answer(state["question"], draft.answer if draft else "", sources)
+        answer = _checked_answer(state["question"], draft.answer if draft else "", sources)
     else:
         answer = ground_answer(state["question"], sources, chooser=_chooser(ctx))
     notices = [*state.get("fallbacks", []), *fallbacks, *state.get("notices", [])]
@@ -80,10 +80,21 @@ def _model_draft(state: ResearchState, ctx: ResearchContext) -> tuple[ReportDraf
         ),
         ReportDraft,
         step="report",
-        max_tokens=900,
+        max_tokens=1024,
         strip_think=ctx.settings.strip_thinking_tokens,
     )
-    return result.value, result.error
+    return (result.value.cleaned() if result.value else None), result.error
+
+
+def _checked_answer(question: str, written: str, sources: list[Source]) -> GroundedAnswer:
+    """The model's answer where a sentence read states it; else code's grounded answer, when code
+    finds one (measured on a real server model: Qwen2.5-0.5B wrote an unverified '1851' where a cited
+    sentence said 1410); else the model's, marked unverified."""
+    checked = check_answer(question, written, sources)
+    if checked.status != "unverified":
+        return checked
+    grounded = ground_answer(question, sources)
+    return grounded if grounded.status != "abstained" else checked
 
 
 def report_chunks(markdown: str) -> list[str]:

