@@ -31,6 +31,21 @@ def test_empty_question_exits_2_with_a_clear_message(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_an_error_during_a_run_is_printed_once(tmp_path: Path) -> None:
+    done = run_cli("research", "What is x?", home=tmp_path, LLM_PROVIDER="ollama")
+
+    assert done.returncode == 2
+    assert done.stderr.count("error:") == 1 and "LLM_MODEL_ID" in done.stderr
+
+
+def test_an_unreachable_ollama_names_its_own_setting(tmp_path: Path) -> None:
+    env = {"LLM_PROVIDER": "ollama", "LLM_MODEL_ID": "m", "OLLAMA_BASE_URL": "http://127.0.0.1:9"}
+    done = run_cli("research", "-q", "What is x?", home=tmp_path, LLM_MAX_RETRIES="0", **env)
+
+    assert done.returncode == 1
+    assert "OLLAMA_BASE_URL" in done.stderr and "LLM_BASE_URL" not in done.stderr
+
+
 def test_bad_setting_names_the_variable(tmp_path: Path) -> None:
     done = run_cli("research", "x", home=tmp_path, MAX_WEB_RESEARCH_LOOPS="many")
     assert done.returncode == 2

@@ -56,7 +56,7 @@ class ProgressPrinter:
         self.console.print(f"[dim]• report note: {escape(str(item.data.get('note_path')))}[/dim]")
 
     def _on_error(self, item: Event) -> None:
-        self.console.print(f"[red]error:[/red] {escape(str(item.data.get('message')))}")
+        """Nothing: the run raises the same error next, and the command prints it once."""
 
 
 class ReportPrinter:

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Check", "readiness", "run_checks"]
 
-URL_SETTINGS = {"ollama": "OLLAMA_BASE_URL", "lmstudio": "LMSTUDIO_BASE_URL"}
 MIN_CONTEXT_TOKENS = 4096
 """Enough for the longest prompt sent (the report: 8 sources x 1,500 characters) and its answer."""
 
@@ -108,7 +107,7 @@ def _server_answers(config: ServerConfig, models: ServerModels) -> Check:
             "model",
             False,
             f"{config.base_url} does not answer ({models.error})",
-            f"start the server or fix {URL_SETTINGS.get(config.provider, 'LLM_BASE_URL')}",
+            f"start the server or fix {config.url_setting}",
         )
     if not models.answered:
         return Check("model", False, f"{url} answered {models.status}", "check LLM_API_KEY and LLM_BASE_URL")

@@ -105,6 +105,7 @@ def _server_leaf(settings: Settings, name: str | None) -> Leaf:
         json_mode=config.json_mode,
         tool_calling=settings.use_tool_calling,
         extra_body=config.extra_body,
+        url_setting=config.url_setting,
     )
     return model, config.identity(settings)
 

@@ -148,8 +148,10 @@ class OpenAICompatModel(ChatModelBase):
         extra_body: Mapping[str, Any] | None = None,
         retry_base_delay: float = 0.5,
         sleep: Callable[[float], None] = time.sleep,
+        url_setting: str = "LLM_BASE_URL",
     ) -> None:
         self.name = model
+        self.url_setting = url_setting
         self.model = model
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
@@ -364,7 +366,7 @@ class OpenAICompatModel(ChatModelBase):
         if isinstance(exc, CONNECTION_ERRORS):
             return ModelNotAvailableError(
                 f"Cannot reach the model server at {self.base_url} ({detail}): start the "
-                "server or fix the base URL (LLM_BASE_URL)."
+                f"server or fix the base URL ({self.url_setting})."
             )
         if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
             return ModelNotAvailableError(
@@ -385,7 +387,7 @@ class OpenAICompatModel(ChatModelBase):
         except openai.OpenAIError:
             return (
                 f"{self.base_url} has no chat endpoint ({detail}): fix the base URL "
-                "(LLM_BASE_URL); OpenAI-compatible servers usually end it in /v1."
+                f"({self.url_setting}); OpenAI-compatible servers usually end it in /v1."
             )
         offered = ", ".join(available[:20]) or "none"
         return (

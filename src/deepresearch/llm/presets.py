@@ -37,6 +37,10 @@ OPENAI_URL = "https://api.openai.com/v1"
 PRESET_KEYS = {"ollama": "ollama", "lmstudio": "lm-studio"}
 
 
+URL_SETTINGS = {"ollama": "OLLAMA_BASE_URL", "lmstudio": "LMSTUDIO_BASE_URL"}
+"""The setting that names each preset's server address (``LLM_BASE_URL`` for the others)."""
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     """Everything needed to build an :class:`OpenAICompatModel` for one model on one server."""
@@ -48,6 +52,11 @@ class ServerConfig:
     json_mode: JsonMode
     extra_body: dict[str, Any] = field(default_factory=dict)
     context_window: int | None = None
+
+    @property
+    def url_setting(self) -> str:
+        """The setting a user changes to point at another server."""
+        return URL_SETTINGS.get(self.provider, "LLM_BASE_URL")
 
     def describe(self) -> str:
         """One line for people and logs; the key is masked."""
