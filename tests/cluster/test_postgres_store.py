@@ -114,3 +114,39 @@ def test_a_job_waits_for_plan_review_without_a_lease_and_resumes_with_the_decisi
     queued = store.require(job.id)
     assert queued.status == "queued" and queued.plan_decision == {"tasks": [{"id": 1}]}
     assert [e.body["step"] for e in store.events(job.id)] == ["awaiting_review", "plan_reviewed"]
+
+
+_MIGRATE = """
+import sys
+from deepresearch.jobs.postgres import connection_pool, migrate
+pool = connection_pool(sys.argv[1])
+print(migrate(pool, wait=60))
+pool.close()
+"""
+
+
+def test_processes_started_together_on_an_empty_database_all_migrate_every_time(
+    _servers: tuple[str, str],
+) -> None:
+    """Four processes (two API nodes and two workers, as far as the database can tell) migrate an
+    empty database at once, ten times over: every one finishes (before the fix some waited for ever:
+    LangGraph's CREATE INDEX CONCURRENTLY waited for the sessions blocked on the advisory lock)."""
+    import subprocess
+    import sys
+
+    from .services import create_database
+
+    for attempt in range(10):
+        url = create_database(_servers[1], f"dr_migrate_{attempt}_{time.monotonic_ns()}")
+        processes = [
+            subprocess.Popen([sys.executable, "-c", _MIGRATE, url], stdout=subprocess.PIPE, text=True)
+            for _ in range(4)
+        ]
+        try:
+            outputs = [p.communicate(timeout=90)[0].strip() for p in processes]
+        finally:
+            for process in processes:
+                process.kill()
+                process.communicate()
+        assert [p.returncode for p in processes] == [0, 0, 0, 0], attempt
+        assert outputs == [str(len(MIGRATIONS))] * 4

@@ -47,7 +47,9 @@ def report_fragment(result: ResearchResult) -> str:
     return f'<article class="report">\n{body}{sources_section(cited)}</article>\n'
 
 
-EXPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+EXPORT_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+)
 """The exported page loads nothing from anywhere: no script, no remote image, font or style."""
 
 

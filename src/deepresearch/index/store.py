@@ -367,7 +367,9 @@ class DocumentIndex:
             return
         if path.suffix.lower() == ".docx" and unpacked_too_large(data, read.limits.max_unpacked_bytes):
             cap = read.limits.max_unpacked_bytes
-            self._skip(path, f"unpacks to more than the {cap:,}-byte cap (INDEX_MAX_UNPACKED_MB)", tally, report)
+            self._skip(
+                path, f"unpacks to more than the {cap:,}-byte cap (INDEX_MAX_UNPACKED_MB)", tally, report
+            )
             return
         digest = hashlib.sha256(data).hexdigest()
         if self._known_digest(str(path)) == digest:

@@ -11,6 +11,7 @@ ran out (its worker died) is handed to another worker, which resumes it from its
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -96,16 +97,42 @@ def connection_pool(url: str, *, max_size: int = 10) -> ConnectionPool:
     return ConnectionPool(url, min_size=1, max_size=max_size, kwargs=kwargs, open=True)
 
 
-def migrate(pool: ConnectionPool) -> int:
-    """Apply the migrations the database has not had (and LangGraph's); returns the version."""
+MIGRATION_WAIT_SECONDS = 300.0
+
+
+def migrate(pool: ConnectionPool, *, wait: float = MIGRATION_WAIT_SECONDS) -> int:
+    """Apply the migrations the database has not had (and LangGraph's); returns the version.
+
+    One process migrates at a time. The others wait for the lock *between* statements
+    (``pg_try_advisory_lock``, polled), never inside one: LangGraph's setup builds an index
+    ``CONCURRENTLY``, which waits for every open transaction, and a blocked ``pg_advisory_lock``
+    is one, so processes started together on an empty database deadlocked (the index waited for
+    the waiters, which waited for the lock). The migrating connection runs LangGraph's setup too.
+    """
     with pool.connection() as conn:
-        conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
+        _lock(conn, wait)
         try:
             version = _apply(conn)
-            postgres_checkpointer(pool).setup()
+            postgres_checkpointer(conn).setup()
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
     return version
+
+
+def _lock(conn: psycopg.Connection[Any], wait: float) -> None:
+    deadline = time.monotonic() + wait
+    while not _try_lock(conn):
+        if time.monotonic() > deadline:
+            raise DeepResearchError(
+                f"another process has held the migration lock for over {wait:g} s; if none is migrating, "
+                "a stuck session holds it: end it (pg_terminate_backend) and start again"
+            )
+        time.sleep(0.1)
+
+
+def _try_lock(conn: psycopg.Connection[Any]) -> bool:
+    row = conn.execute("SELECT pg_try_advisory_lock(%s) AS locked", (MIGRATION_LOCK,)).fetchone()
+    return bool(row and row["locked"])
 
 
 def _apply(conn: psycopg.Connection[Any]) -> int:
@@ -124,8 +151,9 @@ def _apply(conn: psycopg.Connection[Any]) -> int:
     return len(MIGRATIONS)
 
 
-def postgres_checkpointer(pool: ConnectionPool) -> Any:
-    """LangGraph's PostgreSQL saver over ``pool``, reviving only the research state's own types."""
+def postgres_checkpointer(pool: ConnectionPool | psycopg.Connection[Any]) -> Any:
+    """LangGraph's PostgreSQL saver over ``pool`` (or one connection), reviving only the research
+    state's own types."""
     from langgraph.checkpoint.postgres import PostgresSaver
 
     from deepresearch.durable import state_serializer
