@@ -39,8 +39,16 @@ def test_an_error_during_a_run_is_printed_once(tmp_path: Path) -> None:
 
 
 def test_an_unreachable_ollama_names_its_own_setting(tmp_path: Path) -> None:
-    env = {"LLM_PROVIDER": "ollama", "LLM_MODEL_ID": "m", "OLLAMA_BASE_URL": "http://127.0.0.1:9"}
-    done = run_cli("research", "-q", "What is x?", home=tmp_path, LLM_MAX_RETRIES="0", **env)
+    done = run_cli(
+        "research",
+        "-q",
+        "What is x?",
+        home=tmp_path,
+        LLM_PROVIDER="ollama",
+        LLM_MODEL_ID="m",
+        OLLAMA_BASE_URL="http://127.0.0.1:9",
+        LLM_MAX_RETRIES="0",
+    )
 
     assert done.returncode == 1
     assert "OLLAMA_BASE_URL" in done.stderr and "LLM_BASE_URL" not in done.stderr

@@ -5,6 +5,7 @@ no request. Links keep an ``href`` only to the report's anchors and the pages th
 from __future__ import annotations
 
 import http.server
+import json
 import shutil
 import threading
 from collections.abc import Iterator
@@ -55,9 +56,13 @@ def _hostile(settings: Settings, origin: str) -> ResearchResult:
         f"See [more]({origin}/more) and <img src='{origin}/raw.png'>."
     )
     search = StaticSearch(default=[hit("https://example.org/orloj", "Orloj", text)])
-    draft = (
-        '{"answer": "1410", "background": "Built in 1410 ![b](%s/bg.png) [1].", '
-        '"insights": [{"text": "Built in 1410 [1].", "sources": [1]}], "risks": []}' % origin
+    draft = json.dumps(
+        {
+            "answer": "1410",
+            "background": f"Built in 1410 ![b]({origin}/bg.png) [1].",
+            "insights": [{"text": "Built in 1410 [1].", "sources": [1]}],
+            "risks": [],
+        }
     )
     return research(
         "When was the Orloj built?",

@@ -31,7 +31,7 @@ def report_pdf(result: ResearchResult) -> bytes:
 def _refusing_fetcher(weasyprint: Any) -> Any:
     """A WeasyPrint URL fetcher that fetches nothing (every URL is an error WeasyPrint skips)."""
 
-    class Refusing(weasyprint.urls.URLFetcher):  # type: ignore[misc, name-defined]
+    class Refusing(weasyprint.urls.URLFetcher):  # type: ignore[misc]
         def fetch(self, url: str, headers: Any = None) -> Any:
             raise ValueError(f"deepresearch renders reports without loading anything ({url!r})")
 
