@@ -4,11 +4,13 @@ injected parts, request validation and the masking of secrets."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
-from deepresearch.errors import ConfigurationError, InvalidQuestionError
+from deepresearch.errors import ConfigurationError, InvalidQuestionError, QueueFullError
 from deepresearch.llm.base import ChatModel
 from deepresearch.search.base import SearchBackend
 from deepresearch.settings import SECRET_FIELDS, Settings, mask_secret, request_settings
@@ -54,6 +56,43 @@ class ServerOptions:
     max_job_attempts: int = 3
 
 
+class RunGate:
+    """The one admission gate for direct runs, whatever the door: ``POST /research``, the SSE
+    streams and MCP's ``research`` tool (over stdio or ``/mcp``). ``running`` runs at once, as many
+    more wait; the next is refused with :class:`QueueFullError` (HTTP 429, an MCP error with
+    ``queue_full``), whichever door it came through."""
+
+    def __init__(self, running: int, waiting: int) -> None:
+        self.slots = threading.Semaphore(running)
+        self.limit = running + waiting
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def enter(self) -> None:
+        """Count one more run; :class:`QueueFullError` when ``limit`` are in flight."""
+        with self._lock:
+            if self.count >= self.limit:
+                raise QueueFullError(
+                    f"{self.limit} direct runs are running or waiting (MAX_CONCURRENT_JOBS + "
+                    f"MAX_QUEUED_JOBS); try again in {QueueFullError.retry_after} s"
+                )
+            self.count += 1
+
+    def leave(self) -> None:
+        with self._lock:
+            self.count -= 1
+
+    @contextmanager
+    def admitted(self) -> Iterator[None]:
+        """Admitted (or :class:`QueueFullError`), then holding a run slot, for a blocking run."""
+        self.enter()
+        try:
+            with self.slots:
+                yield
+        finally:
+            self.leave()
+
+
 @dataclass
 class Service:
     settings: Settings
@@ -61,6 +100,11 @@ class Service:
     search: SearchBackend | None
     options: ServerOptions
     redactor: Redactor
+    gate: RunGate = field(init=False)
+
+    def __post_init__(self) -> None:
+        running = self.options.max_direct_runs or self.settings.max_concurrent_jobs
+        self.gate = RunGate(running, self.settings.max_queued_jobs)
 
     def resolve(self, overrides: Mapping[str, Any]) -> Settings:
         """The server's settings with a request's ``overrides``; :class:`ConfigurationError` for

@@ -177,3 +177,40 @@ def test_over_stdio_with_the_command(tmp_path: Path, index_path: Path) -> None:
                 assert not notes.is_error and notes.structured_content["result"], "the run kept notes"
 
         run(main)
+
+
+def test_mcp_and_http_runs_take_their_slots_from_one_gate(tmp_path: Path, index_path: Path) -> None:
+    """With one run at a time and one waiting, six MCP ``research`` calls at once: two run, four are
+    refused with the code and retry advice; an HTTP run asked meanwhile gets 429 from the same count
+    (before, MCP ran every call at once whatever the limits)."""
+    limits = {"max_concurrent_jobs": 1, "max_queued_jobs": 1}
+    settings = Settings.load({"deepresearch_home": tmp_path / "home", "api_token": TOKEN, **limits})
+    index = DocumentIndex(index_path)
+    app = create_app(settings, model=ScriptedModel(delay=1.0), search=LocalSearch(index))
+    outcomes: list[str] = []
+    http_status: list[int] = []
+
+    async def one(client: Client) -> None:
+        result = await client.call_tool("research", {"question": QUESTION, "max_rounds": 1})
+        outcomes.append(text_of(result.content) if result.is_error else "ok")
+
+    async def over_http(url: str) -> None:
+        await anyio.sleep(0.5)
+        async with httpx.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http:
+            response = await http.post(url + "/research", json={"topic": QUESTION})
+            http_status.append(response.status_code)
+
+    async def main(server: LiveServer) -> None:
+        async with http_client(server) as client, anyio.create_task_group() as group:
+            for _ in range(6):
+                group.start_soon(one, client)
+            group.start_soon(over_http, server.url)
+
+    with LiveServer(app) as server:
+        run(lambda: main(server))
+    index.close()
+
+    refused = [o for o in outcomes if o != "ok"]
+    assert outcomes.count("ok") == 2, outcomes
+    assert len(refused) == 4 and all("[queue_full]" in o and "try again in 30 s" in o for o in refused)
+    assert http_status == [429]

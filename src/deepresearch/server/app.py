@@ -9,7 +9,6 @@ bench pass the scripted doubles here.
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import cache
@@ -32,7 +31,7 @@ from deepresearch.server.retention import retention_loop
 from deepresearch.server.routes_export import export_router
 from deepresearch.server.routes_jobs import jobs_router
 from deepresearch.server.routes_mcp import install_mcp
-from deepresearch.server.routes_research import Admission, research_router
+from deepresearch.server.routes_research import research_router
 from deepresearch.server.schemas import CheckView, ErrorBody, Health, Readiness
 from deepresearch.server.security import (
     BodyLimitMiddleware,
@@ -73,12 +72,9 @@ def create_app(
     guarded: dict[str, Any] = {}
     if settings.api_token:
         guarded = {"dependencies": [Depends(token_guard(settings))], "responses": UNAUTHORIZED}
-    direct_runs = service.options.max_direct_runs or settings.max_concurrent_jobs
-    slots = threading.Semaphore(direct_runs)
-    admission = Admission(direct_runs + settings.max_queued_jobs)
     app.include_router(_meta_router(service, __version__))
     app.include_router(_ready_router(service), **guarded)
-    app.include_router(research_router(service, slots, admission), **guarded)
+    app.include_router(research_router(service), **guarded)
     app.include_router(jobs_router(service, manager), **guarded)
     app.include_router(export_router(manager), **guarded)
     app.include_router(docs_assets_router())

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Header, Query, Request, Response, status
 from sse_starlette import EventSourceResponse
 
 from deepresearch.agent import research_stream
-from deepresearch.errors import DeepResearchError, QueueFullError, error_from_code
+from deepresearch.errors import DeepResearchError, error_from_code
 from deepresearch.result import ResearchResult
 from deepresearch.server.schemas import SSE_RESPONSE, TOPIC_DOC, ErrorBody, ResearchRequest
 from deepresearch.server.sse import ThreadedRun, run_messages, sse_response
@@ -49,35 +49,12 @@ STREAM_GET_ROUTE: dict[str, Any] = {
 }
 
 
-class Admission:
-    """Direct runs in flight, running or waiting for a slot; at most ``limit`` at once."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.count = 0
-        self._lock = threading.Lock()
-
-    def enter(self) -> None:
-        """Count one more run; :class:`QueueFullError` when ``limit`` are in flight."""
-        with self._lock:
-            if self.count >= self.limit:
-                raise QueueFullError(
-                    f"{self.limit} direct runs are running or waiting (MAX_QUEUED_JOBS); try again later"
-                )
-            self.count += 1
-
-    def leave(self) -> None:
-        with self._lock:
-            self.count -= 1
-
-
 class ResearchRoutes:
-    """The handlers of direct runs, over one service, its run slots and its admission count."""
+    """The handlers of direct runs, over one service and its run gate (shared with MCP)."""
 
-    def __init__(self, service: Service, slots: threading.Semaphore, admission: Admission) -> None:
+    def __init__(self, service: Service) -> None:
         self.service = service
-        self.slots = slots
-        self.admission = admission
+        self.gate = service.gate
 
     def router(self) -> APIRouter:
         router = APIRouter(tags=["research"])
@@ -140,17 +117,17 @@ class ResearchRoutes:
         events = research_stream(
             cleaned, settings=settings, model=service.model, search=service.search, cancel=cancel
         )
-        self.admission.enter()
-        return ThreadedRun(events, cancel, self.slots, service.redactor, on_finish=self.admission.leave)
+        self.gate.enter()
+        return ThreadedRun(events, cancel, self.gate.slots, service.redactor, on_finish=self.gate.leave)
 
     def stream(self, topic: str, overrides: Mapping[str, Any]) -> EventSourceResponse:
         run = self.start(topic, overrides)
         return sse_response(run_messages(run), self.service.options.heartbeat_seconds)
 
 
-def research_router(service: Service, slots: threading.Semaphore, admission: Admission) -> APIRouter:
+def research_router(service: Service) -> APIRouter:
     """``/research`` and ``/research/stream`` over ``service``."""
-    return ResearchRoutes(service, slots, admission).router()
+    return ResearchRoutes(service).router()
 
 
 def _run_error(data: dict[str, Any]) -> DeepResearchError:

@@ -106,9 +106,15 @@ def _expected(tool: Callable[..., Awaitable[Any]], service: Service) -> Callable
         try:
             return await tool(*args, **kwargs)
         except DeepResearchError as exc:
-            raise ToolError(service.redactor.text(str(exc))) from exc
+            raise ToolError(tool_error_text(exc, service)) from exc
 
     return call
+
+
+def tool_error_text(exc: DeepResearchError, service: Service) -> str:
+    """An MCP error's text: the error's code first (what a program branches on), then the redacted
+    message (a full queue's says when to ask again)."""
+    return f"[{exc.code}] {service.redactor.text(str(exc))}"
 
 
 def _tools(service: Service, manager: JobsBackend) -> list[Callable[..., Any]]:
@@ -221,9 +227,13 @@ def describe(item: Event) -> str | None:
 
 
 def _run(service: Service, topic: str, settings: Any, on_event: Callable[[Event], None]) -> ResearchResult:
+    """A direct run through the service's gate, the one HTTP's runs take their slots from."""
     from deepresearch.agent import research
 
-    return research(topic, settings=settings, model=service.model, search=service.search, on_event=on_event)
+    with service.gate.admitted():
+        return research(
+            topic, settings=settings, model=service.model, search=service.search, on_event=on_event
+        )
 
 
 def _overrides(max_rounds: int | None, search_api: str | None) -> dict[str, Any]:
