@@ -4,6 +4,7 @@ injected parts, request validation and the masking of secrets."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -14,6 +15,10 @@ from deepresearch.errors import ConfigurationError, InvalidQuestionError, QueueF
 from deepresearch.llm.base import ChatModel
 from deepresearch.search.base import SearchBackend
 from deepresearch.settings import SECRET_FIELDS, Settings, mask_secret, request_settings
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""Control characters a topic cannot usefully hold (a NUL is refused by PostgreSQL): read as spaces."""
 
 
 class Redactor:
@@ -117,7 +122,7 @@ class Service:
     def check_topic(self, topic: str, settings: Settings) -> str:
         """The topic with whitespace collapsed; :class:`InvalidQuestionError` when empty or
         longer than MAX_QUESTION_CHARS."""
-        cleaned = " ".join(topic.split())
+        cleaned = " ".join(_CONTROL.sub(" ", topic).split())
         if not cleaned:
             raise InvalidQuestionError("the topic is empty")
         if len(cleaned) > settings.max_question_chars:

@@ -127,3 +127,18 @@ def test_a_worker_stopped_with_sigterm_hands_its_job_back(cluster: Cluster) -> N
     assert view["status"] == "completed" and view["attempts"] == 2, view["error"]
     assert any(e["type"] == "status" and e.get("step") == "interrupted" for e in events)
     assert [e["type"] for e in events].count("todo_list") == 1
+
+
+def test_a_nul_character_in_a_topic_or_a_job_id_is_no_server_error(cluster: Cluster) -> None:
+    node = cluster.api("api-1")
+    with node.client() as client:
+        created = client.post("/tasks", json={"topic": "Orloj\u0000 history"})
+        missing = client.get("/tasks/abc%00def")
+        events = client.get("/tasks/abc%00def/events")
+        cancelled = client.delete("/tasks/abc%00def")
+    assert created.status_code == 202, created.text
+    with node.client() as client:
+        stored = client.get(f"/tasks/{created.json()['id']}").json()
+    assert stored["topic"] == "Orloj history", stored
+    assert [missing.status_code, events.status_code, cancelled.status_code] == [404, 404, 404]
+    assert missing.json()["code"] == "job_not_found"

@@ -202,6 +202,8 @@ class PostgresJobStore(JobStoreLike):
         return self.require(job_id)
 
     def get(self, job_id: str) -> JobRow | None:
+        if not storable(job_id):
+            return None
         row = self._one("SELECT * FROM jobs WHERE id = %s", (job_id,))
         return job_from_row(row) if row else None
 
@@ -216,6 +218,8 @@ class PostgresJobStore(JobStoreLike):
         return int(row["n"]) if row else 0
 
     def request_cancel(self, job_id: str) -> bool:
+        if not storable(job_id):
+            return False
         row = self._one(
             "UPDATE jobs SET cancel_requested = TRUE WHERE id = %s AND status IN ('queued', 'running') "
             "RETURNING id",
@@ -342,6 +346,8 @@ class PostgresJobStore(JobStoreLike):
             return _insert_event(conn, job_id, event, now)
 
     def events(self, job_id: str, *, after: int = 0, limit: int = 500) -> list[StoredEvent]:
+        if not storable(job_id):
+            return []
         rows = self._all(
             "SELECT * FROM job_events WHERE job_id = %s AND seq > %s ORDER BY seq LIMIT %s",
             (job_id, after, limit),
@@ -349,10 +355,18 @@ class PostgresJobStore(JobStoreLike):
         return [event_from_row(r) for r in rows]
 
     def event_types(self, job_id: str) -> Sequence[tuple[str, dict[str, Any]]]:
+        if not storable(job_id):
+            return []
         rows = self._all(
             "SELECT type, body FROM job_events WHERE job_id = %s AND type != 'done' ORDER BY seq", (job_id,)
         )
         return [(r["type"], json.loads(r["body"])) for r in rows]
+
+
+def storable(text: str) -> bool:
+    """False for text PostgreSQL cannot hold (a NUL character): no job has such an id, so a request
+    naming one is answered as for any unknown job, not with the database's DataError (a 500)."""
+    return "\x00" not in text
 
 
 def _insert_event(
