@@ -16,7 +16,6 @@ from deepresearch.llm.base import ChatModel
 from deepresearch.search.base import SearchBackend
 from deepresearch.settings import SECRET_FIELDS, Settings, mask_secret, request_settings
 
-
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 """Control characters a topic cannot usefully hold (a NUL is refused by PostgreSQL): read as spaces."""
 
