@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from deepresearch import research
+from deepresearch import ResearchResult, research
 from deepresearch.llm.testing import ModelCall, ScriptedModel
 from deepresearch.search.local import LocalSearch
 from deepresearch.settings import Settings
@@ -45,8 +45,8 @@ def _draft(call: ModelCall) -> str:
     )
 
 
-def _run(settings: Settings, local_search: LocalSearch, model: ScriptedModel) -> str:
-    result = research(
+def _run(settings: Settings, local_search: LocalSearch, model: ScriptedModel) -> ResearchResult:
+    return research(
         QUESTION,
         settings=settings,
         model=model,
@@ -55,7 +55,6 @@ def _run(settings: Settings, local_search: LocalSearch, model: ScriptedModel) ->
         summary_mode="model",
         llm_provider="custom",
     )
-    return result.report_markdown
 
 
 def test_no_url_reaches_the_report_that_the_run_did_not_read(
@@ -63,7 +62,7 @@ def test_no_url_reaches_the_report_that_the_run_did_not_read(
 ) -> None:
     model = ScriptedModel({"report": _draft, "summarize": HOSTILE})
 
-    report = _run(settings, local_search, model)
+    report = _run(settings, local_search, model).report_markdown
 
     assert "evil.example" not in report and "127.0.0.1" not in report
     assert "<source" not in report and "Fake ref" not in report
@@ -78,17 +77,7 @@ def test_a_summary_that_only_lists_the_sources_or_restates_the_question_is_repla
         "[1] Karel Purkyně [2] Prague astronomical clock [3] Prague",
         f"{QUESTION.rstrip('?')}. The source number is [2].",
     ]
-    model = ScriptedModel({"summarize": echoes})
-
-    result = research(
-        QUESTION,
-        settings=settings,
-        model=model,
-        search=local_search,
-        max_web_research_loops=1,
-        summary_mode="model",
-        llm_provider="custom",
-    )
+    result = _run(settings, local_search, ScriptedModel({"summarize": echoes}))
 
     summaries = [t.summary for t in result.todo_items if t.summary]
     assert summaries and not any(s in echoes for s in summaries)
@@ -98,7 +87,7 @@ def test_a_summary_that_only_lists_the_sources_or_restates_the_question_is_repla
 def test_an_unverified_model_answer_gives_way_to_the_sentence_that_states_one(
     settings: Settings, local_search: LocalSearch
 ) -> None:
-    report = _run(settings, local_search, ScriptedModel({"report": _draft}))
+    report = _run(settings, local_search, ScriptedModel({"report": _draft})).report_markdown
 
     answer_line = report.split("\n\n")[1]
     assert "1410" in answer_line and "1851" not in answer_line
