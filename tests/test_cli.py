@@ -54,6 +54,13 @@ def test_an_unreachable_ollama_names_its_own_setting(tmp_path: Path) -> None:
     assert "OLLAMA_BASE_URL" in done.stderr and "LLM_BASE_URL" not in done.stderr
 
 
+def test_a_question_over_the_limit_is_refused_not_cut(tmp_path: Path) -> None:
+    done = run_cli("research", "why " * 1500, home=tmp_path)
+
+    assert done.returncode == 2
+    assert "the limit is 2,000 (MAX_QUESTION_CHARS)" in done.stderr
+
+
 def test_bad_setting_names_the_variable(tmp_path: Path) -> None:
     done = run_cli("research", "x", home=tmp_path, MAX_WEB_RESEARCH_LOOPS="many")
     assert done.returncode == 2

@@ -119,10 +119,12 @@ def validate_question(question: str, max_chars: int) -> tuple[str, list[str]]:
     if not isinstance(question, str) or not question.strip():
         raise InvalidQuestionError('the question is empty: ask something, e.g. deepresearch research "..."')
     cleaned = " ".join(question.split())
-    if len(cleaned) <= max_chars:
-        return cleaned, []
-    notice = f"the question was {len(cleaned)} characters; kept the first {max_chars} (MAX_QUESTION_CHARS)"
-    return cleaned[:max_chars].rstrip(), [notice]
+    if len(cleaned) > max_chars:
+        raise InvalidQuestionError(
+            f"the question is {len(cleaned):,} characters; the limit is {max_chars:,} (MAX_QUESTION_CHARS): "
+            "ask a shorter question, or raise MAX_QUESTION_CHARS"
+        )
+    return cleaned, []
 
 
 def _run(
