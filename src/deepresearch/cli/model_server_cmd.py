@@ -24,7 +24,7 @@ def model_server_command(
 
     Use it with LLM_PROVIDER=custom LLM_BASE_URL=http://HOST:PORT/v1 LLM_MODEL_ID=<model>."""
     from deepresearch.cli.main import _friendly_errors, err
-    from deepresearch.llm.factory import default_threads
+    from deepresearch.llm.factory import default_batch_threads, default_threads
     from deepresearch.llm.model_server import RuntimeOptions, resolve, serve_model
     from deepresearch.settings import Settings
 
@@ -37,8 +37,9 @@ def model_server_command(
             model or str(settings.embedded_model_path or settings.embedded_model), settings.cache_dir
         )
         threads = settings.embedded_threads or default_threads()
+        batch = settings.embedded_threads or default_batch_threads()
         keys = (api_key,) if api_key else ()
-        options = RuntimeOptions(n_ctx=n_ctx, n_threads=threads, api_keys=keys, host=host, port=port)
+        options = RuntimeOptions(n_ctx, threads, batch, api_keys=keys, host=host, port=port)
 
         def ready(url: str) -> None:
             err.print(f"[dim]serving {served.model_id} at {url} (model id {served.model_id!r})[/dim]")

@@ -22,7 +22,7 @@ import queue
 import secrets
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol, TypedDict, cast
 
@@ -146,6 +146,7 @@ class EmbeddedOptions(TypedDict, total=False):
 
     n_ctx: int | None
     n_threads: int | None
+    n_threads_batch: int | None
     seed: int
     temperature: float
 
@@ -159,8 +160,10 @@ class EmbeddedModel(ChatModelBase):
     never rejected. ``temperature`` 0 and a fixed ``seed`` make answers repeatable.
 
     ``n_ctx`` ``None`` takes the model's entry in :data:`EMBEDDED_MODELS` (8192 for the known
-    ones), never more than the context the GGUF was trained for. ``n_threads`` ``None`` is
-    llama.cpp's default (all cores).
+    ones), never more than the context the GGUF was trained for. ``n_threads`` generates,
+    ``n_threads_batch`` reads the prompt (default: ``n_threads``); ``None`` is llama.cpp's default.
+    Measured on 2 cores (docs/BENCHMARKS.md): reading the prompt is ~1.7-1.9x faster on 2 threads,
+    generating is faster on 1 (SmolLM2 60 against 27 tokens/s).
     """
 
     def __init__(
@@ -169,6 +172,7 @@ class EmbeddedModel(ChatModelBase):
         *,
         n_ctx: int | None = None,
         n_threads: int | None = None,
+        n_threads_batch: int | None = None,
         seed: int = 0,
         temperature: float = 0.0,
         name: str | None = None,
@@ -178,6 +182,7 @@ class EmbeddedModel(ChatModelBase):
         self.info = info
         self.n_ctx = n_ctx or (info.n_ctx if info else DEFAULT_N_CTX)
         self.n_threads = n_threads
+        self.n_threads_batch = n_threads_batch or n_threads
         self.seed = seed
         self.temperature = temperature
         self.name = name or f"embedded:{self.model_path.stem}"
@@ -283,7 +288,8 @@ class EmbeddedModel(ChatModelBase):
 
     def _load(self) -> _Runtime:
         if self._runtime is None:
-            self._runtime = _load_runtime(self.model_path, n_ctx=self.n_ctx, n_threads=self.n_threads)
+            options = RuntimeOptions(self.n_ctx, self.n_threads, self.n_threads_batch)
+            self._runtime = _load_runtime(self.model_path, options)
         return self._runtime
 
 
@@ -304,6 +310,7 @@ class RuntimeOptions:
 
     n_ctx: int
     n_threads: int | None = None
+    n_threads_batch: int | None = None
     api_keys: tuple[str, ...] = ()
     host: str = "127.0.0.1"
     port: int = 0
@@ -324,16 +331,16 @@ def start_server(path: Path, options: RuntimeOptions) -> Any:
         ) from exc
 
 
-def _load_runtime(path: Path, *, n_ctx: int, n_threads: int | None) -> _Runtime:
+def _load_runtime(path: Path, options: RuntimeOptions) -> _Runtime:
     key = secrets.token_urlsafe(24)
-    server = start_server(path, RuntimeOptions(n_ctx=n_ctx, n_threads=n_threads, api_keys=(key,)))
+    server = start_server(path, replace(options, api_keys=(key,)))
     http = httpx.Client(
         base_url=str(server.listening_address),
         headers={"Authorization": f"Bearer {key}"},
         timeout=60.0,
         trust_env=False,
     )
-    return _Runtime(cast(_Server, server), http, _context_size(http, n_ctx))
+    return _Runtime(cast(_Server, server), http, _context_size(http, options.n_ctx))
 
 
 def _params(xllamacpp: Any, path: Path, options: RuntimeOptions) -> Any:
@@ -351,7 +358,8 @@ def _params(xllamacpp: Any, path: Path, options: RuntimeOptions) -> Any:
         params.model_alias = {options.alias}
     if options.n_threads:
         params.cpuparams.n_threads = options.n_threads
-        params.cpuparams_batch.n_threads = options.n_threads
+    if options.n_threads_batch or options.n_threads:
+        params.cpuparams_batch.n_threads = options.n_threads_batch or options.n_threads
     return params
 
 

@@ -82,9 +82,14 @@ def _default_name(settings: Settings) -> str | None:
 
 
 def default_threads() -> int:
-    """All cores. With OpenMP waiting passively (the runtime sets ``OMP_WAIT_POLICY=passive``) two
-    threads on 2 cores measured faster than one (docs/BENCHMARKS.md); busy-waiting threads were what
-    collapsed under load before."""
+    """Generation threads: half the cores, at least one. Measured on 2 cores (bench/embedded_probe.py,
+    docs/BENCHMARKS.md): one thread generates faster than two (SmolLM2 60 against 27 tokens/s,
+    Qwen 0.5B 18 against 16), while two read the prompt ~1.8x faster (:func:`default_batch_threads`)."""
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
+def default_batch_threads() -> int:
+    """Prompt-reading threads: all cores."""
     return max(1, os.cpu_count() or 1)
 
 
@@ -113,10 +118,11 @@ def _server_leaf(settings: Settings, name: str | None) -> Leaf:
 def _embedded_leaf(settings: Settings, name: str | None) -> Leaf:
     from deepresearch.llm.embedded import EMBEDDED_MODELS, EmbeddedModel
 
-    n_ctx, n_threads = settings.embedded_n_ctx, settings.embedded_threads or default_threads()
+    n_ctx = settings.embedded_n_ctx
     options: dict[str, Any] = {
         "n_ctx": n_ctx,
-        "n_threads": n_threads,
+        "n_threads": settings.embedded_threads or default_threads(),
+        "n_threads_batch": settings.embedded_threads or default_batch_threads(),
         "temperature": settings.llm_temperature,
     }
     path = _embedded_path(settings, name, set(EMBEDDED_MODELS))
