@@ -99,3 +99,28 @@ def test_an_evaluation_closes_its_connections_to_the_model_server_when_it_ends(
 
     assert report.systems["agent"][0].error is None and fake.requests
     assert wait_for(lambda: fake.open_connections == 0, timeout=5)
+
+
+def test_the_halves_split_by_qid_once_and_for_all(tmp_path: Path, settings: Settings) -> None:
+    from deepresearch.evaluation.dataset import half_of, load_questions
+
+    questions = tmp_path / "many.jsonl"
+    rows = [{"qid": f"invented-{n}", "question": f"Question {n}?", "answers": ["x"]} for n in range(200)]
+    questions.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+
+    dev = load_questions(questions, half="dev")
+    test = load_questions(questions, half="test", seed=3)
+
+    assert {q.qid for q in dev}.isdisjoint({q.qid for q in test}) and len(dev) + len(test) == 200
+    assert 70 < len(dev) < 130
+    assert all(half_of(q.qid) == "test" for q in test)
+    assert [q.qid for q in load_questions(questions, half="dev")] == [q.qid for q in dev]
+
+
+def test_precision_when_answering_counts_only_the_answers_stated(tmp_path: Path, settings: Settings) -> None:
+    questions, corpus = _files(tmp_path)
+    report = run_evaluation(settings, EvalOptions(questions, corpus), model=ScriptedModel({"answer": _answer}))
+
+    row = report.summary("agent")
+    assert row["precision_answering"] == 1.0 and row["abstained"] == 0.0
+    assert "precision_answering" in report.markdown()
