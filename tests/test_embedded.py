@@ -22,8 +22,11 @@ from deepresearch.errors import ModelError, ModelNotAvailableError
 from deepresearch.llm.base import ChatModel, Completion, Message
 from deepresearch.llm.embedded import (
     EmbeddedModel,
+    RuntimeOptions,
     fit_messages,
     locate_model,
+    shared_runtime,
+    unload_all,
 )
 from deepresearch.text import TRUNCATION_MARKER
 
@@ -184,6 +187,19 @@ def test_close_then_call_loads_again(smollm2: EmbeddedModel) -> None:
     smollm2.close()
 
     assert smollm2.complete([Message("user", "Hi")], max_tokens=4).usage.calls == 1
+
+
+@pytest.mark.embedded
+@needs_runtime
+def test_the_model_is_loaded_once_per_process(smollm2: EmbeddedModel) -> None:
+    options = RuntimeOptions(smollm2.n_ctx, smollm2.n_threads, smollm2.n_threads_batch)
+    again = EmbeddedModel(smollm2.model_path, n_ctx=smollm2.n_ctx)
+    loaded = shared_runtime(smollm2.model_path, options)
+
+    assert again.complete([Message("user", "Hi")], max_tokens=2).usage.calls == 1
+    assert shared_runtime(smollm2.model_path, options) is loaded
+    assert unload_all() >= 1
+    assert shared_runtime(smollm2.model_path, options) is not loaded
 
 
 @pytest.mark.embedded
