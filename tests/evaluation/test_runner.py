@@ -117,9 +117,7 @@ def test_the_halves_split_by_qid_once_and_for_all(tmp_path: Path, settings: Sett
     assert [q.qid for q in load_questions(questions, half="dev")] == [q.qid for q in dev]
 
 
-def test_precision_when_answering_counts_only_the_answers_stated(
-    tmp_path: Path, settings: Settings
-) -> None:
+def test_precision_when_answering_counts_only_the_answers_stated(tmp_path: Path, settings: Settings) -> None:
     questions, corpus = _files(tmp_path)
     report = run_evaluation(
         settings, EvalOptions(questions, corpus), model=ScriptedModel({"answer": _answer})

@@ -158,8 +158,9 @@ class EmbeddedModel(ChatModelBase):
 
     The model loads on the first call, once per process (:func:`shared_runtime`; :func:`unload_all`
     frees it). One model's calls are serialised by its lock, and the runtime has one slot, so the
-    prompt cache serves consecutive calls that share a prefix. Prompts longer than the context minus ``max_tokens`` are cut in the middle,
-    never rejected. ``temperature`` 0 and a fixed ``seed`` make answers repeatable.
+    prompt cache serves consecutive calls that share a prefix. Prompts longer than the context
+    minus ``max_tokens`` are cut in the middle, never rejected. ``temperature`` 0 and a fixed
+    ``seed`` make answers repeatable.
 
     ``n_ctx`` ``None`` takes the model's entry in :data:`EMBEDDED_MODELS` (8192 for the known
     ones), never more than the context the GGUF was trained for. ``n_threads`` generates,
