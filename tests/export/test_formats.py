@@ -159,5 +159,7 @@ def test_format_comes_from_the_choice_or_the_suffix(
 def test_an_unknown_suffix_or_format_is_an_error_not_markdown() -> None:
     with pytest.raises(ConfigurationError, match="--format"):
         resolve_format(None, Path("report.odt"))
+    with pytest.raises(ConfigurationError, match="name it .md"):
+        resolve_format(None, Path("report.txt"))
     with pytest.raises(ConfigurationError, match="md, html, pdf, docx, json"):
         resolve_format("rtf")

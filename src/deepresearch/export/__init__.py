@@ -23,7 +23,7 @@ MEDIA_TYPES: dict[str, str] = {
     "json": "application/json",
 }
 SUFFIXES: dict[str, Format] = {
-    ".md": "md", ".markdown": "md", ".txt": "md", ".html": "html", ".htm": "html",
+    ".md": "md", ".markdown": "md", ".html": "html", ".htm": "html",
     ".pdf": "pdf", ".docx": "docx", ".json": "json",
 }  # fmt: skip
 
