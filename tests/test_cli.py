@@ -120,3 +120,27 @@ def test_demo_question_on_the_embedded_model_cites_demo_passages(tmp_path: Path)
     assert "task 1" in done.stderr  # progress went to stderr
     calls = result["usage"]["calls"]
     assert f"model: {calls} calls, " in done.stderr and "completion tokens" in done.stderr
+
+
+def test_a_misspelled_setting_is_warned_about_with_the_name_it_is_near(tmp_path: Path) -> None:
+    done = run_cli("settings", home=tmp_path, LLM_PROVIDR="ollama")
+
+    assert "LLM_PROVIDR (in the environment) is no setting: did you mean LLM_PROVIDER?" in done.stderr
+
+
+def test_doctor_names_a_misspelled_dotenv_key(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("SEARCH_APII=local\n# LLM_PROVIDR=x\n", encoding="utf-8")
+    full_env = {**os.environ, "DEEPRESEARCH_HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        [sys.executable, "-m", "deepresearch.cli.main", "doctor", "--json"],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+
+    checks = [c for c in json.loads(done.stdout) if c["name"] == "environment"]
+    assert [c["detail"] for c in checks] == [
+        "SEARCH_APII (in the .env) is no setting: did you mean SEARCH_API?"
+    ]

@@ -38,3 +38,8 @@ def test_every_numeric_setting_has_an_upper_bound() -> None:
     }
     unbounded = [name for name, field in numeric.items() if not any(hasattr(m, "le") for m in field.metadata)]
     assert len(numeric) >= 20 and unbounded == []
+
+
+def test_an_unknown_override_suggests_the_setting_it_is_near() -> None:
+    with pytest.raises(ConfigurationError, match="did you mean max_web_research_loops"):
+        Settings.load({"max_web_research_loop": 2})

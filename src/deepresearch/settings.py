@@ -7,6 +7,7 @@ read when a :class:`Settings` is built, never at import time. Unknown override k
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -128,8 +129,9 @@ class Settings(BaseSettings):
         given = {k: v for k, v in (overrides or {}).items() if v is not None}
         unknown = sorted(set(given) - set(cls.model_fields))
         if unknown:
+            hints = "".join(f" ({name}: did you mean {near}?)" for name in unknown if (near := nearest(name)))
             raise ConfigurationError(
-                f"unknown setting(s): {', '.join(unknown)}. "
+                f"unknown setting(s): {', '.join(unknown)}{hints}. "
                 f"Known settings: {', '.join(sorted(cls.model_fields))}"
             )
         try:
@@ -194,6 +196,43 @@ REQUEST_SETTINGS: Mapping[str, str] = {
 request's own field, and the report's language follows the topic's."""
 
 _AT_MOST_THE_SERVERS = ("max_web_research_loops", "max_results_per_query", "fetch_full_page")
+
+
+def nearest(name: str) -> str | None:
+    """The setting whose name is closest to ``name`` (a likely misspelling), in ``name``'s case."""
+    known = list(Settings.model_fields)
+    found = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.8)
+    if not found:
+        return None
+    return found[0].upper() if name.isupper() else found[0]
+
+
+def misspelled_settings(environ: Mapping[str, str], dotenv: Path | None = Path(".env")) -> list[str]:
+    """Warnings for environment variables and ``.env`` keys that look like a setting but are none
+    (``LLM_PROVIDR``): they would be ignored silently. Only names that share a setting's first word
+    (``LLM_``, ``EMBEDDED_``, ``SEARCH_`` …) are considered, so ``PATH`` or ``HOME`` never are."""
+    known = {name.upper() for name in Settings.model_fields}
+    prefixes = {name.split("_", 1)[0] + "_" for name in known}
+    names = {(name, "environment") for name in environ} | {(name, ".env") for name in _dotenv_keys(dotenv)}
+    warnings = []
+    for name, where in sorted(names):
+        if name in known or not name.startswith(tuple(prefixes)):
+            continue
+        near = nearest(name)
+        if near is not None:
+            warnings.append(f"{name} (in the {where}) is no setting: did you mean {near}?")
+    return warnings
+
+
+def _dotenv_keys(path: Path | None) -> list[str]:
+    if path is None or not path.is_file():
+        return []
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    keys = (line.removeprefix("export ").split("=", 1)[0].strip() for line in lines if "=" in line)
+    return [key for key in keys if key and not key.startswith("#")]
 
 
 def request_settings(base: Settings, overrides: Mapping[str, Any]) -> Settings:

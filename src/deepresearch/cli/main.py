@@ -50,6 +50,12 @@ def _main(
     ] = False,
 ) -> None:
     """Deep research, offline by default."""
+    import os
+
+    from deepresearch.settings import misspelled_settings
+
+    for warning in misspelled_settings(os.environ):
+        err.print(f"[yellow]warning:[/yellow] {escape(warning)}")
 
 
 @app.command()

@@ -32,7 +32,15 @@ def run_checks(settings: Settings, *, probe: bool = True) -> list[Check]:
     from deepresearch.doctor.cluster import cluster_checks
 
     checks = [_provider(settings), *_model_checks(settings, probe), _index(settings), _workspaces(settings)]
-    return [*checks, *cluster_checks(settings)]
+    return [*checks, *cluster_checks(settings), *_misspelled()]
+
+
+def _misspelled() -> list[Check]:
+    """A failed ``environment`` check per variable that looks like a setting but is none."""
+    from deepresearch.settings import misspelled_settings
+
+    found = misspelled_settings(os.environ)
+    return [Check("environment", False, warning, "rename it (it is ignored as it is)") for warning in found]
 
 
 def readiness(service: Service, settings: Settings | None = None) -> list[Check]:
