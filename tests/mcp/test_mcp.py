@@ -46,6 +46,7 @@ async def research_with_progress(client: Client) -> tuple[dict[str, Any], list[t
     seen: list[tuple[float, str]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        assert total == 1.0, "progress comes with its total"
         seen.append((progress, message or ""))
 
     result = await client.call_tool(
@@ -61,8 +62,9 @@ def check_answer(answer: dict[str, Any], seen: list[tuple[float, str]]) -> None:
     assert first["number"] == 1 and "1410" in first["passage"] and first["url"].startswith("doc://")
     assert seen, "no progress notification arrived"
     values = [value for value, _ in seen]
-    assert values == sorted(values) and len(set(values)) == len(values)
-    assert any("task" in message for _, message in seen)
+    assert values == sorted(values) and 0 < values[-1] <= 1.0
+    assert all(message for _, message in seen)
+    assert any("task" in message for _, message in seen) and any("plan" in m.lower() for _, m in seen)
 
 
 @pytest.fixture
@@ -214,3 +216,29 @@ def test_mcp_and_http_runs_take_their_slots_from_one_gate(tmp_path: Path, index_
     assert outcomes.count("ok") == 2, outcomes
     assert len(refused) == 4 and all("[queue_full]" in o and "try again in 30 s" in o for o in refused)
     assert http_status == [429]
+
+
+def test_a_long_step_still_reports_progress(
+    tmp_path: Path, index_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deepresearch.server.mcp import server as mcp_server
+
+    monkeypatch.setattr(mcp_server._ProgressRelay, "KEEP_ALIVE_SECONDS", 0.2)
+    settings = Settings.load({"deepresearch_home": tmp_path / "home", "api_token": TOKEN})
+    index = DocumentIndex(index_path)
+    app = create_app(settings, model=ScriptedModel(delay=0.8), search=LocalSearch(index))
+
+    async def main(server: LiveServer) -> list[tuple[float, str]]:
+        async with http_client(server) as client:
+            return (await research_with_progress(client))[1]
+
+    with LiveServer(app) as server:
+        seen: list[tuple[float, str]] = []
+        run(lambda: _collect(main(server), seen))
+    index.close()
+
+    assert any("still working" in message for _, message in seen), seen
+
+
+async def _collect(messages: Awaitable[list[tuple[float, str]]], into: list[tuple[float, str]]) -> None:
+    into.extend(await messages)

@@ -13,6 +13,7 @@ over stdio (``deepresearch mcp``) and mounted on the HTTP service at ``/mcp``.
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
@@ -28,6 +29,7 @@ from deepresearch.errors import DeepResearchError, JobNotFoundError
 from deepresearch.events import Event
 from deepresearch.jobs.base import JobsBackend
 from deepresearch.result import ResearchResult
+from deepresearch.server.progress import Progress
 from deepresearch.service import Service
 
 REPORT_URI = "deepresearch://reports/{job_id}"
@@ -128,8 +130,7 @@ def _tools(service: Service, manager: JobsBackend) -> list[Callable[..., Any]]:
         settings = service.resolve(_overrides(max_rounds, search_api))
         topic = service.check_topic(question, settings)
         progress = _ProgressRelay(ctx)
-        result = await anyio.to_thread.run_sync(_run, service, topic, settings, progress.from_worker)
-        return answer_of(result)
+        return answer_of(await progress.around(_run, service, topic, settings, progress.from_worker))
 
     async def start_research(
         question: str, max_rounds: int | None = None, search_api: str | None = None
@@ -197,17 +198,50 @@ def job_state(manager: JobsBackend, job_id: str) -> JobState:
 
 
 class _ProgressRelay:
-    """Turns run events (in the worker thread) into MCP progress notifications (on the loop)."""
+    """Turns run events (in the worker thread) into MCP progress notifications (on the loop), as a
+    share of the whole run (``total`` 1.0, the job API's own progress fold) with a message; while
+    one long step sends nothing (planning is one model call), :meth:`keep_alive` says it goes on."""
+
+    KEEP_ALIVE_SECONDS = 5.0
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.count = 0
+        self.progress = Progress()
+        self.last = time.monotonic()
+        self.message = "starting"
 
     def from_worker(self, item: Event) -> None:
+        self.progress.apply(item.type, item.as_dict())
         message = describe(item)
         if message is not None:
-            self.count += 1
-            anyio.from_thread.run(self.ctx.report_progress, self.count, None, message)
+            self.message, self.last = message, time.monotonic()
+            anyio.from_thread.run(self._report, message)
+
+    async def around(self, run: Callable[..., ResearchResult], *args: Any) -> ResearchResult:
+        """``run(*args)`` in a worker thread, with :meth:`keep_alive` beside it until it ends (its
+        error raised as itself, not inside an exception group)."""
+        failure: DeepResearchError | None = None
+        async with anyio.create_task_group() as group:
+            group.start_soon(self.keep_alive)
+            try:
+                result = await anyio.to_thread.run_sync(run, *args)
+            except DeepResearchError as exc:
+                failure = exc
+            finally:
+                group.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
+        return result
+
+    async def keep_alive(self) -> None:
+        while True:
+            await anyio.sleep(self.KEEP_ALIVE_SECONDS)
+            quiet = time.monotonic() - self.last
+            if quiet >= self.KEEP_ALIVE_SECONDS:
+                await self._report(f"{self.message} (still working, {quiet:.0f} s)")
+
+    async def _report(self, message: str) -> None:
+        await self.ctx.report_progress(round(self.progress.value, 3), 1.0, message)
 
 
 def describe(item: Event) -> str | None:
