@@ -95,3 +95,33 @@ def test_a_mixed_folder_is_indexed_searchable_and_incremental(tmp_path: Path) ->
         assert index.search("apostles hour", 1)[0][0].title == "Memo"
         again = index.index_paths([folder])
         assert again.files_indexed == 0 and again.files_skipped_unchanged == 3
+
+
+def test_a_csv_is_indexed_in_blocks_each_row_under_its_header(tmp_path: Path) -> None:
+    rows = ["city,founded,river"] + [f"Town{n},{1200 + n},River{n}" for n in range(25)]
+    table = tmp_path / "towns.csv"
+    table.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    (tmp_path / "ports.tsv").write_text("port\tcountry\nHamburg\tGermany\n", encoding="utf-8")
+
+    with DocumentIndex(tmp_path / "index.sqlite") as index:
+        stats = index.index_paths([tmp_path])
+        hits = [passage for passage, _ in index.search("Town21 founded", limit=3)]
+        ports = [passage for passage, _ in index.search("Hamburg", limit=1)]
+
+    assert stats.files_indexed == 2
+    assert hits and hits[0].title == "towns (rows 21-25)"
+    assert "city: Town21; founded: 1221; river: River21" in hits[0].text
+    assert ports and "port: Hamburg; country: Germany" in ports[0].text
+
+
+def test_a_text_file_is_titled_by_its_first_line_when_that_line_is_a_title(tmp_path: Path) -> None:
+    titled = tmp_path / "notes-2024.txt"
+    titled.write_text("Lighthouse keeping on the Baltic coast\n\nKeepers lit the lamps at dusk.\n")
+    plain = tmp_path / "plain.txt"
+    plain.write_text("Keepers lit the lamps at dusk.\nThey slept by day.\nThen they rested.\n")
+
+    with DocumentIndex(tmp_path / "index.sqlite") as index:
+        index.index_paths([tmp_path])
+        first = [passage for passage, _ in index.search("keepers lamps", limit=5)]
+
+    assert {h.title for h in first} == {"Lighthouse keeping on the Baltic coast", "plain"}

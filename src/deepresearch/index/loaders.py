@@ -10,6 +10,7 @@ not an object with a non-empty string ``text`` is skipped and counted, and so is
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -26,7 +27,10 @@ from deepresearch.errors import ConfigurationError, FetchError
 from deepresearch.fetch.extract import Extracted, extract_html, extract_pdf
 from deepresearch.untrusted import clean_title, sanitize
 
-SUPPORTED_SUFFIXES = frozenset({".md", ".txt", ".jsonl", ".html", ".htm", ".pdf", ".docx"})
+SUPPORTED_SUFFIXES = frozenset({".md", ".txt", ".jsonl", ".html", ".htm", ".pdf", ".docx", ".csv", ".tsv"})
+ROWS_PER_DOCUMENT = 20
+"""A table is indexed in blocks of this many rows, each row written with its header's names."""
+TITLE_LINE_CHARS = 120
 
 _ATX_H1 = re.compile(r"^#[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -125,8 +129,43 @@ def load_markdown(path: Path, text: str) -> LoadedFile:
 
 
 def load_text(path: Path, text: str) -> LoadedFile:
-    """One document titled by the file stem."""
-    return _single(path, path.stem, text)
+    """One document, titled by its first line when that line is a title (short, no full stop at
+    its end, followed by a blank line), else by the file stem."""
+    return _single(path, text_title(text) or path.stem, text)
+
+
+def text_title(text: str) -> str | None:
+    """The first line of ``text`` when it reads as a title, else None."""
+    lines = text.lstrip().splitlines()
+    if len(lines) < 3 or lines[1].strip():
+        return None
+    first = lines[0].strip().lstrip("#").strip()
+    if not first or len(first) > TITLE_LINE_CHARS or first.endswith((".", ",", ";", ":")):
+        return None
+    return clean_title(first)
+
+
+def load_table(path: Path, text: str) -> LoadedFile:
+    """A .csv or .tsv file: blocks of :data:`ROWS_PER_DOCUMENT` rows, each row as ``name: value``
+    pairs under the header's names (so a passage cut from the middle still says what each value
+    is), titled ``<stem> (rows a-b)``; a file with no header row is one skipped record."""
+    rows = list(csv.reader(io.StringIO(text), delimiter="\t" if path.suffix.lower() == ".tsv" else ","))
+    header, body = (rows[0], rows[1:]) if rows else ([], [])
+    if not header or not body:
+        return LoadedFile(bad_records=1 if text.strip() else 0)
+    documents = []
+    for start in range(0, len(body), ROWS_PER_DOCUMENT):
+        block = body[start : start + ROWS_PER_DOCUMENT]
+        lines = [_row_text(header, row) for row in block]
+        first, last = start + 1, start + len(block)
+        documents.append(
+            Document(
+                doc_id=f"{path}#rows-{first}-{last}",
+                title=f"{path.stem} (rows {first}-{last})",
+                text="\n".join(lines),
+            )
+        )
+    return LoadedFile(documents)
 
 
 def load_jsonl(path: Path, text: str) -> LoadedFile:
@@ -220,6 +259,11 @@ def _record_id(raw: object, fallback_id: str) -> str | None:
     return str(raw).strip() or None
 
 
+def _row_text(header: list[str], row: list[str]) -> str:
+    pairs = zip(header, row, strict=False)
+    return "; ".join(f"{name.strip()}: {value.strip()}" for name, value in pairs if value.strip())
+
+
 def _single(path: Path, title: str, text: str) -> LoadedFile:
     if not text.strip():
         return LoadedFile()
@@ -257,6 +301,8 @@ _LOADERS: dict[str, Callable[[Path, str], LoadedFile]] = {
     ".md": load_markdown,
     ".txt": load_text,
     ".jsonl": load_jsonl,
+    ".csv": load_table,
+    ".tsv": load_table,
 }
 _BINARY_LOADERS: dict[str, Callable[[Path, bytes], LoadedFile]] = {
     ".html": load_html,
