@@ -130,7 +130,9 @@ def usage_line(usage: dict[str, Any]) -> str:
 
 @app.command("index")
 def index_cmd(
-    paths: Annotated[list[Path], typer.Argument(help="Folders or files (.md .txt .jsonl .html .pdf .docx .csv .tsv).")],
+    paths: Annotated[
+        list[Path], typer.Argument(help="Folders or files (.md .txt .jsonl .html .pdf .docx .csv .tsv).")
+    ],
     index: Annotated[Path | None, typer.Option(help="Index file (default: INDEX_PATH).")] = None,
     embeddings: Annotated[
         bool,
