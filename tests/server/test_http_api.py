@@ -97,6 +97,18 @@ def test_token_is_required_everywhere_but_healthz(serve: Serve) -> None:
     assert "security" not in schema["paths"]["/healthz"]["get"]
 
 
+def test_every_routing_error_has_a_code_and_allow_names_every_method(serve: Serve) -> None:
+    with serve().client() as client:
+        wrong_method = client.put("/tasks")
+        no_route = client.get("/no/such/route")
+        not_json = client.post("/tasks", content=b"{not json", headers={"content-type": "application/json"})
+
+    assert wrong_method.status_code == 405 and wrong_method.json()["code"] == "method_not_allowed"
+    assert {"GET", "POST"} <= set(wrong_method.headers["allow"].split(", "))
+    assert no_route.status_code == 404 and no_route.json()["code"] == "not_found"
+    assert not_json.status_code in (400, 422) and not_json.json()["code"] == "invalid_request"
+
+
 def test_no_token_means_open(serve: Serve) -> None:
     with serve().client() as client:
         assert client.get("/tasks").status_code == 200
@@ -106,7 +118,8 @@ def test_body_over_the_limit_is_413(serve: Serve) -> None:
     with serve(max_body_bytes=1024).client() as client:
         big = {"topic": TOPIC, "overrides": {"search_api": "x" * 2000}}
         assert client.post("/tasks", json=big).status_code == 413
-        assert client.post("/research", json={"topic": "y" * 3000}).status_code == 413
+        too_big = client.post("/research", json={"topic": "y" * 3000})
+        assert too_big.status_code == 413 and too_big.json()["code"] == "payload_too_large"
 
         def chunks() -> Iterator[bytes]:
             yield b'{"topic": "'

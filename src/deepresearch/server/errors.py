@@ -13,10 +13,13 @@ import json
 import logging
 import traceback
 import uuid
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from deepresearch.errors import DeepResearchError, QueueFullError
 from deepresearch.service import Redactor
@@ -39,6 +42,18 @@ STATUS_BY_CODE: dict[str, int] = {
     "queue_full": 429,
 }
 """HTTP status per error code. ``499`` is nginx's "client closed request": the run was cancelled."""
+
+
+HTTP_CODES = {
+    400: "invalid_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+}
+"""The ``code`` of an error answered by routing or the framework itself (no route, wrong method,
+a body that is no JSON), so that every error response carries one."""
 
 
 def status_for(error: DeepResearchError) -> int:
@@ -80,9 +95,46 @@ def install_error_handlers(app: FastAPI, redactor: Redactor) -> None:
         detail = f"internal error {error_id}: {type(exc).__name__} (the server log has the details)"
         return json_response(500, {"detail": detail, "code": "internal", "error_id": error_id})
 
+    async def http(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        code = HTTP_CODES.get(exc.status_code, "invalid_request" if exc.status_code < 500 else "internal")
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = ", ".join(allowed_methods(request))
+        return json_response(exc.status_code, {"detail": str(exc.detail), "code": code}, headers)
+
     app.add_exception_handler(DeepResearchError, domain)
     app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(StarletteHTTPException, http)
     app.add_exception_handler(Exception, unexpected)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route of the app answers on this request's path (Starlette names only
+    the first route's: ``PUT /tasks`` said ``Allow: POST``, leaving out ``GET``)."""
+    methods: set[str] = set()
+    path = request.scope.get("path", "")
+    for prefix, route in _routes(request.app.router.routes):
+        if not path.startswith(prefix):
+            continue
+        match, _ = route.matches({**request.scope, "path": path[len(prefix) :] or "/", "method": "GET"})
+        if match != Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    if "GET" in methods:
+        methods.add("HEAD")
+    return sorted(methods)
+
+
+def _routes(routes: Iterable[Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """Every route with the prefix it is mounted under, through included routers (FastAPI keeps an
+    included router whole, as ``original_router``, rather than copying its routes up)."""
+    for route in routes:
+        inner = getattr(route, "original_router", None)
+        if inner is None:
+            yield prefix, route
+        else:
+            context = getattr(route, "include_context", None)
+            yield from _routes(inner.routes, prefix + str(getattr(context, "prefix", "") or ""))
 
 
 def _problem(error: Any) -> dict[str, str]:

@@ -184,7 +184,10 @@ class BodyLimitMiddleware:
 
     async def _reject(self, send: Send) -> None:
         body = json.dumps(
-            {"detail": f"request body too large: the limit is {self.max_bytes} bytes (MAX_BODY_BYTES)"}
+            {
+                "detail": f"request body too large: the limit is {self.max_bytes} bytes (MAX_BODY_BYTES)",
+                "code": "payload_too_large",
+            }
         ).encode()
         await send(
             {
