@@ -98,11 +98,27 @@ def test_abstention_is_said_and_listed_as_unknown() -> None:
 
 
 def test_headings_inside_model_text_are_demoted() -> None:
-    draft = ReportDraft(answer="1410", background="# Big heading\nText.", insights=[], risks=["## Risk"])
+    draft = ReportDraft(
+        answer="1410",
+        background="# The clock on the Old Town Hall is Prague's oldest",
+        insights=[],
+        risks=["## Dates of the clock's parts differ between sources"],
+    )
     markdown = render([task(1, "### Summary heading\nThe clock dates from 1410 [3].")], draft=draft)
     headings = [line for line in markdown.splitlines() if line.startswith("#")]
     assert all(h.startswith(("# When", "## ", "### Task")) for h in headings)
-    assert "**Summary heading**" in markdown and "**Risk**" in markdown
+    assert "**Summary heading**" in markdown
+    assert "**The clock on the Old Town Hall is Prague's oldest**" in markdown
+    assert "**Dates of the clock's parts differ between sources**" in markdown
+
+
+def test_a_background_or_risk_that_is_a_fragment_is_not_kept() -> None:
+    draft = ReportDraft(answer="1410", background="2023-01-01", insights=[], risks=["open questions"])
+    markdown = render([task(1, "The clock dates from 1410 [3].")], draft=draft)
+
+    background = markdown.split("## Background", 1)[1].split("##", 1)[0]
+    assert "2023-01-01" not in background and len(background.split()) >= 5
+    assert "- open questions" not in markdown
 
 
 def test_model_insights_are_marked_by_code() -> None:

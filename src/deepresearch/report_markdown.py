@@ -19,7 +19,7 @@ from deepresearch.domain import ReportResult, RoundEvaluation, TodoItem
 from deepresearch.extractive import with_subject
 from deepresearch.model_outputs import Insight, ReportDraft
 from deepresearch.report_text import HEADINGS
-from deepresearch.text import key_stems
+from deepresearch.text import key_stems, strip_citations
 
 ABOUT_FLOOR = 0.5
 ESTABLISHED_SUPPORT = 0.6
@@ -124,9 +124,19 @@ def _answer_block(answer: GroundedAnswer | None, sources: Sequence[Source], h: d
     return f"{line}\n\n{quote}"
 
 
+MIN_PROSE_TERMS = 4
+"""Model prose with fewer content words than this is a fragment, not a paragraph or a risk: measured,
+SmolLM2 through a server wrote the Background "2023-01-01" and the risk "open questions"."""
+
+
+def says_something(text: str) -> bool:
+    """True when ``text`` holds at least :data:`MIN_PROSE_TERMS` content words (citations aside)."""
+    return len(key_stems(strip_citations(text))) >= MIN_PROSE_TERMS
+
+
 def _background(inp: ReportInput, draft: ReportDraft, h: dict[str, str]) -> str:
     text = demote_headings(" ".join(draft.background.split()))
-    return text or h["background_fallback"].format(question=inp.question)
+    return text if says_something(text) else h["background_fallback"].format(question=inp.question)
 
 
 def _insights(inp: ReportInput, draft: ReportDraft, state: _Body, h: dict[str, str]) -> tuple[str, list[str]]:
@@ -255,7 +265,7 @@ def _no_evidence(task: TodoItem, h: dict[str, str]) -> str:
 
 
 def _risks(inp: ReportInput, draft: ReportDraft, h: dict[str, str]) -> str:
-    lines = [f"- {demote_headings(' '.join(r.split()))[:300]}" for r in draft.risks[:5] if r.strip()]
+    lines = [f"- {demote_headings(' '.join(r.split()))[:300]}" for r in draft.risks[:5] if says_something(r)]
     if inp.evaluations:
         gaps = _run_gaps(inp)
         if gaps:
