@@ -53,7 +53,7 @@ def corpus(tmp_path: Path) -> Path:
 
 
 def test_index_paths_indexes_every_supported_file(index: DocumentIndex, corpus: Path) -> None:
-    write(corpus / "ignored.csv", "a,b\n")
+    write(corpus / "ignored.odt", "a,b\n")
     stats = index.index_paths([corpus])
     assert (stats.files_indexed, stats.passages_added, stats.passages_total) == (3, 3, 3)
     assert stats.files_skipped_unchanged == stats.files_removed == stats.records_skipped == 0

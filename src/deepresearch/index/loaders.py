@@ -130,7 +130,8 @@ def load_markdown(path: Path, text: str) -> LoadedFile:
 
 def load_text(path: Path, text: str) -> LoadedFile:
     """One document, titled by its first line when that line is a title (short, no full stop at
-    its end, followed by a blank line), else by the file stem."""
+    its end, followed by a blank line; a ``#`` line is no Markdown heading here), else by the file
+    stem."""
     return _single(path, text_title(text) or path.stem, text)
 
 
@@ -139,8 +140,13 @@ def text_title(text: str) -> str | None:
     lines = text.lstrip().splitlines()
     if len(lines) < 3 or lines[1].strip():
         return None
-    first = lines[0].strip().lstrip("#").strip()
-    if not first or len(first) > TITLE_LINE_CHARS or first.endswith((".", ",", ";", ":")):
+    first = lines[0].strip()
+    if (
+        not first
+        or first.startswith("#")
+        or len(first) > TITLE_LINE_CHARS
+        or first.endswith((".", ",", ";", ":"))
+    ):
         return None
     return clean_title(first)
 
