@@ -144,3 +144,12 @@ def test_doctor_names_a_misspelled_dotenv_key(tmp_path: Path) -> None:
     assert [c["detail"] for c in checks] == [
         "SEARCH_APII (in the .env) is no setting: did you mean SEARCH_API?"
     ]
+
+
+def test_format_values_complete_in_the_shell(tmp_path: Path) -> None:
+    command = Path(sys.executable).with_name("deepresearch")
+    words = {"_DEEPRESEARCH_COMPLETE": "complete_bash", "COMP_WORDS": "deepresearch research q --format "}
+    env = {**os.environ, "DEEPRESEARCH_HOME": str(tmp_path), "COMP_CWORD": "4", **words}
+    done = subprocess.run([str(command)], capture_output=True, text=True, env=env, timeout=60)
+
+    assert done.stdout.split() == ["md", "html", "pdf", "docx", "json"]

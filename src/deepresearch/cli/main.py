@@ -67,7 +67,11 @@ def research(
     ] = None,
     format_name: Annotated[
         str | None,
-        typer.Option("--format", help="md, html, pdf, docx or json (default: from --out's suffix, else md)."),
+        typer.Option(
+            "--format",
+            help="md, html, pdf, docx or json (default: from --out's suffix, else md).",
+            autocompletion=_formats,
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON.")] = False,
     search: Annotated[str | None, typer.Option(help="Search backend (SEARCH_API).")] = None,
@@ -106,6 +110,13 @@ def research(
         output.write(result, err, streamed=isinstance(sink, ReportPrinter) and sink.printed)
         if not quiet:
             err.print(f"[dim]{usage_line(result.usage)}[/dim]")
+
+
+def _formats() -> list[str]:
+    """``--format``'s values, for shell completion."""
+    from deepresearch.export import FORMATS
+
+    return list(FORMATS)
 
 
 def _research_settings(
