@@ -64,10 +64,13 @@ def generate_check(path: Path, settings: Settings) -> Check:
     if done.returncode != 0:
         reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
         return Check("generate", False, f"the model did not generate: {reason}", reason)
-    result = json.loads(done.stdout)
-    return Check(
-        "generate", True, f"one token in {result['seconds']:.1f} s (load included): {result['text']!r}"
-    )
+    try:
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        fix = f"run `{' '.join(command)}` to see what it prints"
+        return Check("generate", False, f"the probe printed no result: {done.stdout[-200:]!r}", fix)
+    detail = f"one token in {result['seconds']:.1f} s (load included): {result['text']!r}"
+    return Check("generate", True, detail)
 
 
 def _crashed(number: int) -> Check:
