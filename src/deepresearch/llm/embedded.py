@@ -17,6 +17,7 @@ fell from ~9 to ~2.6 tokens/s).
 from __future__ import annotations
 
 import importlib
+import math
 import os
 import queue
 import secrets
@@ -106,8 +107,10 @@ def fit_messages(
     sit. Raises ModelError when nothing left can be cut.
     """
     fitted = list(messages)
-    sizes = [len(encode(m.content)) for m in fitted]
     overhead = MESSAGE_OVERHEAD_TOKENS * len(fitted)
+    if sum(len(m.content.encode("utf-8")) for m in fitted) + overhead <= budget:
+        return fitted  # a token covers at least one byte: it fits without asking the tokenizer
+    sizes = [len(encode(m.content)) for m in fitted]
     marker = len(encode(_CUT))
     stuck: set[int] = set()
     while sum(sizes) + overhead > budget:
@@ -420,8 +423,6 @@ def _completion(response: dict[str, Any]) -> Completion:
 
 
 def _yes_share(response: dict[str, Any]) -> float:
-    import math
-
     content = (response["choices"][0].get("logprobs") or {}).get("content") or []
     top = content[0].get("top_logprobs", []) if content else []
     mass = {"yes": 0.0, "no": 0.0}

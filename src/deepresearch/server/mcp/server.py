@@ -197,6 +197,10 @@ def job_state(manager: JobsBackend, job_id: str) -> JobState:
     )
 
 
+_UNFOLDED = frozenset({"task_summary_chunk", "report_chunk", "done"})
+"""Events the progress fold ignores: streamed text, and the result (dumping it would copy the report)."""
+
+
 class _ProgressRelay:
     """Turns run events (in the worker thread) into MCP progress notifications (on the loop), as a
     share of the whole run (``total`` 1.0, the job API's own progress fold) with a message; while
@@ -211,7 +215,8 @@ class _ProgressRelay:
         self.message = "starting"
 
     def from_worker(self, item: Event) -> None:
-        self.progress.apply(item.type, item.as_dict())
+        if item.type not in _UNFOLDED:
+            self.progress.apply(item.type, item.as_dict())
         message = describe(item)
         if message is not None:
             self.message, self.last = message, time.monotonic()
