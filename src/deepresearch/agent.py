@@ -7,6 +7,7 @@ plug in here — otherwise they are built from :class:`Settings`.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 import traceback
@@ -23,7 +24,7 @@ from deepresearch.errors import (
     error_code,
     error_from_code,
 )
-from deepresearch.events import Event, EventType, event
+from deepresearch.events import Event, event
 from deepresearch.graph.context import ResearchContext
 from deepresearch.graph.state import RoutedState
 from deepresearch.llm.base import ChatModel, ChatModelBase
@@ -137,7 +138,7 @@ def _run(
     durable: Durability | None = None,
     review_plan: PlanReviewer | None = None,
 ) -> Iterator[Event]:
-    counter = _Counter()
+    seq = itertools.count(1)
     run: RunFolder | None = None
     started = time.perf_counter()
     with ExitStack() as stack:
@@ -148,29 +149,31 @@ def _run(
                     f"removed {removed} run folder(s) older than "
                     f"{settings.research_run_retention_days} day(s)"
                 )
-            yield counter.make(
+            starting = event(
                 "status", step="start", message="Starting research", question=question, run_dir=str(run.path)
             )
+            yield Event.numbered(next(seq), starting)
             setup: list[str] = []
             context = _build_context(settings, model, search, stack, setup, cancel)
             context.plan_reviewer = review_plan
             for message in setup:
-                yield counter.make("status", step="setup", message=message)
+                yield Event.numbered(next(seq), event("status", step="setup", message=message))
             if durable is not None and durable.resume:
-                yield counter.make("status", step="resume", message="Resuming from the last checkpoint")
+                resuming = event("status", step="resume", message="Resuming from the last checkpoint")
+                yield Event.numbered(next(seq), resuming)
             else:
                 context.opening = _send_opening(context, question)
-            for ev in _drive(question, settings, context, notices, setup, counter, run, started, durable):
+            for ev in _drive(question, settings, context, notices, setup, seq, run, started, durable):
                 run.append_jsonl("events.jsonl", ev.as_dict())
                 yield ev
         except ResearchCancelledError as exc:
-            yield _error(counter, run, exc, cancelled=True)
+            yield _error(seq, run, exc, cancelled=True)
         except DeepResearchError as exc:
-            yield _error(counter, run, exc)
+            yield _error(seq, run, exc)
         except Exception as exc:  # noqa: BLE001 - recorded in the run folder and the error event
             if run is not None:
                 run.write_text("error.txt", traceback.format_exc())
-            yield _error(counter, run, exc)
+            yield _error(seq, run, exc)
 
 
 def _drive(
@@ -179,7 +182,7 @@ def _drive(
     context: ResearchContext,
     notices: list[str],
     setup: list[str],
-    counter: _Counter,
+    seq: Iterator[int],
     run: RunFolder,
     started: float,
     durable: Durability | None = None,
@@ -189,7 +192,7 @@ def _drive(
         from deepresearch.graph.planning import PLANNING
 
         first_event = time.perf_counter() - started
-        yield counter.make("status", step="plan", message=PLANNING)
+        yield Event.numbered(next(seq), event("status", step="plan", message=PLANNING))
     from deepresearch.graph.builder import build_graph
 
     graph = build_graph(checkpointer=durable.checkpointer if durable else None)
@@ -210,17 +213,17 @@ def _drive(
         if chunk["type"] == "report_note":
             data = chunk["data"]
             conclusion = NoteRef(id=data["note_id"], type="conclusion", path=data["note_path"])
-        yield counter.number(chunk)
+        yield Event.numbered(next(seq), chunk)
     if durable is not None:
         snapshot = graph.get_state(config)
         if snapshot.interrupts:
-            yield _awaiting(counter, snapshot.interrupts[0].value)
+            yield Event.numbered(next(seq), _awaiting(snapshot.interrupts[0].value))
             return
         state = dict(snapshot.values)
     result = _result(state, context, run, time.perf_counter() - started, first_event, conclusion)
     result.notices = [*setup, *result.notices]
     _write_run(run, state, result)
-    yield counter.make("done", step="done", result=result)
+    yield Event.numbered(next(seq), event("done", step="done", result=result))
 
 
 def _graph_inputs(
@@ -254,10 +257,10 @@ def _resumed(graph: Any, config: RunnableConfig, durable: Durability | None) -> 
     return Command(resume=durable.decision)
 
 
-def _awaiting(counter: _Counter, shown: Any) -> Event:
+def _awaiting(shown: Any) -> dict[str, Any]:
     tasks = shown.get("tasks", []) if isinstance(shown, Mapping) else []
     message = "Waiting for plan review: accept, drop or edit the tasks to continue"
-    return counter.make("status", step=AWAITING_REVIEW, message=message, tasks=tasks)
+    return event("status", step=AWAITING_REVIEW, message=message, tasks=tasks)
 
 
 def _build_context(
@@ -405,11 +408,13 @@ def _write_run(run: RunFolder, state: Mapping[str, Any], result: ResearchResult)
     run.write_json("result.json", result.model_dump(mode="json"))
 
 
-def _error(counter: _Counter, run: RunFolder | None, exc: BaseException, *, cancelled: bool = False) -> Event:
+def _error(
+    seq: Iterator[int], run: RunFolder | None, exc: BaseException, *, cancelled: bool = False
+) -> Event:
     message = str(exc) if isinstance(exc, DeepResearchError) else f"{type(exc).__name__}: {exc}"
     if run is not None:
         run.write_json("error.json", {"message": message, "cancelled": cancelled})
-    return counter.make(
+    payload = event(
         "error",
         step="error",
         message=message,
@@ -417,15 +422,4 @@ def _error(counter: _Counter, run: RunFolder | None, exc: BaseException, *, canc
         cancelled=cancelled,
         run_dir=str(run.path) if run else None,
     )
-
-
-class _Counter:
-    def __init__(self) -> None:
-        self.seq = 0
-
-    def make(self, type_: EventType, *, step: str | None = None, **data: Any) -> Event:
-        return self.number(event(type_, step=step, **data))
-
-    def number(self, payload: Mapping[str, Any]) -> Event:
-        self.seq += 1
-        return Event.numbered(self.seq, payload)
+    return Event.numbered(next(seq), payload)

@@ -9,9 +9,9 @@ import pytest
 from deepresearch import research
 from deepresearch.errors import SearchError
 from deepresearch.llm.testing import ScriptedModel
-from deepresearch.search.base import SearchBackend, SearchHit
+from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.search.chain import SearchChain, merge_duplicates
-from deepresearch.search.outcome import SearchOutcome, search_outcome
+from deepresearch.search.pages import search_outcome
 from deepresearch.search.searxng import SearxngSearch
 from deepresearch.search.testing import StaticSearch, hit
 from deepresearch.search.wikipedia import WikipediaSearch

@@ -12,8 +12,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from deepresearch.search.base import SearchBackend, SearchHit
-from deepresearch.search.outcome import SearchOutcome, search_outcome
+from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
+from deepresearch.search.pages import search_outcome
 from deepresearch.search.perplexity import PerplexitySearch
 from deepresearch.search.ratelimit import RateLimitedError
 from deepresearch.search.searxng import SearxngSearch

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from deepresearch.errors import SearchError
-from deepresearch.search.outcome import search_outcome
+from deepresearch.search.pages import search_outcome
 from deepresearch.search.ratelimit import RateLimitedError
 from tests.search.replay import ReplayServer, Reply
 

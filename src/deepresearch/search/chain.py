@@ -16,7 +16,7 @@ from dataclasses import replace
 from deepresearch.citations import normalize_url
 from deepresearch.errors import SearchError
 from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
-from deepresearch.search.outcome import search_outcome
+from deepresearch.search.pages import search_outcome
 
 
 class SearchChain(SearchBackend):

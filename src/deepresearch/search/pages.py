@@ -1,4 +1,4 @@
-"""Filling search hits with the text of their pages, for the research loop."""
+"""Search hits made safe to quote (:func:`search_outcome`) and filled with the text of their pages."""
 
 from __future__ import annotations
 
@@ -8,8 +8,19 @@ from dataclasses import replace
 from deepresearch.errors import FetchError
 from deepresearch.fetch.client import PageFetcher
 from deepresearch.fetch.page import FetchResult
-from deepresearch.search.base import SearchHit
+from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.untrusted import clean_title, sanitize
+
+
+def search_outcome(backend: SearchBackend, query: str, *, limit: int) -> SearchOutcome:
+    """The full outcome of one search on ``backend``; raises whatever the backend raises.
+
+    Search results are untrusted: every hit comes back through :func:`clean_hit` (no prompt
+    framing, tool-call markup or brackets in titles), whichever backend produced it, so no path from
+    here into a prompt, a note or a report carries them.
+    """
+    outcome = backend.search_detailed(query, limit=limit)
+    return replace(outcome, hits=[clean_hit(hit) for hit in outcome.hits])
 
 
 def read_hits(hits: Sequence[SearchHit], fetcher: PageFetcher) -> tuple[list[SearchHit], list[str]]:

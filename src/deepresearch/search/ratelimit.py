@@ -23,9 +23,9 @@ import time
 from deepresearch.errors import SearchError
 from deepresearch.retry import IntervalGate, RetryPolicy, Sleep
 from deepresearch.search.base import SearchBackend, SearchOutcome
-from deepresearch.search.outcome import search_outcome
+from deepresearch.search.pages import search_outcome
 
-__all__ = ["IntervalGate", "RateLimitedError", "RetryPolicy", "Throttled", "pacing_of", "search_policy"]
+__all__ = ["RateLimitedError", "Throttled", "pacing_of", "search_policy"]
 
 
 class RateLimitedError(SearchError):

@@ -18,8 +18,7 @@ from deepresearch.graph.state import ResearchState, TaskInput
 from deepresearch.llm.thinking import clean_model_text, filter_stream
 from deepresearch.prompts.steps import summarize_messages
 from deepresearch.search.base import SearchHit
-from deepresearch.search.outcome import search_outcome
-from deepresearch.search.pages import read_hits
+from deepresearch.search.pages import read_hits, search_outcome
 from deepresearch.text import key_stems, strip_citations, truncate
 
 
