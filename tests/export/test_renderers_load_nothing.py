@@ -27,7 +27,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 class _Ear(http.server.BaseHTTPRequestHandler):
     heard: list[str] = []
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         self.heard.append(self.path)
         self.send_response(204)
         self.end_headers()

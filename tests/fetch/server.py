@@ -69,7 +69,7 @@ class Handler(BaseHTTPRequestHandler):
     server_state: FixtureServer
     protocol_version = "HTTP/1.0"
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
         state = self.server_state
         state.enter(path)

@@ -23,7 +23,7 @@ BODY = b"<html><head><title>Over TLS</title></head><body><p>Secure page text abo
 class _Handler(BaseHTTPRequestHandler):
     hosts: list[str] = []
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self.hosts.append(self.headers.get("Host", ""))
         self.send_response(200)
         self.send_header("Content-Type", "text/html")

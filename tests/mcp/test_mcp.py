@@ -18,21 +18,21 @@ import pytest
 
 pytest.importorskip("mcp", reason="pip install 'deepresearch-offline[mcp]'")
 
-import httpx2  # noqa: E402  (installed with mcp)
-from mcp.client.stdio import StdioServerParameters  # noqa: E402
-from mcp.client.streamable_http import streamable_http_client  # noqa: E402
-from mcp.types import TextContent, TextResourceContents  # noqa: E402
+import httpx2
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import TextContent, TextResourceContents
 
-from deepresearch.index.store import DocumentIndex  # noqa: E402
-from deepresearch.llm.testing import ScriptedModel  # noqa: E402
-from deepresearch.search.local import LocalSearch  # noqa: E402
-from deepresearch.server import ServerOptions, create_app  # noqa: E402
-from deepresearch.settings import Settings  # noqa: E402
-from mcp import Client  # noqa: E402
+from deepresearch.index.store import DocumentIndex
+from deepresearch.llm.testing import ScriptedModel
+from deepresearch.search.local import LocalSearch
+from deepresearch.server import ServerOptions, create_app
+from deepresearch.settings import Settings
+from mcp import Client
 
-from ..conftest import PASSAGES, QUESTION  # noqa: E402
-from ..fakeopenai import FakeOpenAI, research_responder, serve  # noqa: E402
-from ..server.helpers import LiveServer  # noqa: E402
+from ..conftest import PASSAGES, QUESTION
+from ..fakeopenai import FakeOpenAI, research_responder, serve
+from ..server.helpers import LiveServer
 
 TOOLS = {"research", "start_research", "research_status", "get_report", "search_notes"}
 TOKEN = "mcp-test-token-0123456789"

@@ -11,7 +11,7 @@ from tests.search.replay import ReplayServer, Reply
 
 pytest.importorskip("tavily")
 
-from deepresearch.search.tavily import TavilySearch  # noqa: E402
+from deepresearch.search.tavily import TavilySearch
 
 
 def backend(replay: ReplayServer) -> TavilySearch:

@@ -112,5 +112,5 @@ def _safely(handler: Callable[[str], object], data: Any) -> None:
     text = data.decode() if isinstance(data, bytes) else str(data)
     try:
         handler(text)
-    except Exception:  # noqa: BLE001 - one bad message must not end the subscription
+    except Exception:  # one bad message must not end the subscription
         logger.exception("could not handle the Redis message %.200s", text)

@@ -53,7 +53,7 @@ class WorkerRuntime:
         while not self.stopped.wait(interval):
             try:
                 self.keep_once()
-            except Exception:  # noqa: BLE001 - the next round tries again; a lease has slack
+            except Exception:  # the next round tries again; a lease has slack
                 logger.exception("renewing leases failed")
 
     def keep_once(self) -> None:

@@ -127,9 +127,14 @@ def _host_name(host: str) -> str:
     return host.rpartition(":")[0] if host.count(":") == 1 else host
 
 
+def browser_guarded(settings: Settings) -> bool:
+    """Whether a server with ``settings`` has the browser guard: it has no ``API_TOKEN``."""
+    return settings.api_token is None or not settings.api_token.get_secret_value()
+
+
 def install_browser_guard(app: FastAPI, settings: Settings) -> bool:
     """Guard a server that has no ``API_TOKEN`` (see :class:`BrowserGuardMiddleware`); True if installed."""
-    if settings.api_token is not None and settings.api_token.get_secret_value():
+    if not browser_guarded(settings):
         return False
     hosts = frozenset(h.strip() for h in settings.allowed_hosts.split(",") if h.strip())
     app.add_middleware(BrowserGuardMiddleware, hosts=hosts, origins=frozenset(cors_origins(settings)))
@@ -167,7 +172,7 @@ class BodyLimitMiddleware:
                     rejected = True
                     if not started:
                         await self._reject(send)
-                    raise _TooLarge
+                    raise _TooLargeError
             return message
 
         async def guarded_send(message: Message) -> None:
@@ -179,7 +184,7 @@ class BodyLimitMiddleware:
 
         try:
             await self.app(scope, limited_receive, guarded_send)
-        except _TooLarge:
+        except _TooLargeError:
             return
 
     async def _reject(self, send: Send) -> None:
@@ -202,7 +207,7 @@ class BodyLimitMiddleware:
         await send({"type": "http.response.body", "body": body})
 
 
-class _TooLarge(Exception):
+class _TooLargeError(Exception):
     pass
 
 
