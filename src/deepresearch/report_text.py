@@ -4,6 +4,7 @@ from __future__ import annotations
 
 HEADINGS: dict[str, dict[str, str]] = {
     "en": {
+        "abstained": "The sources read do not answer: {question}",
         "answer": "Answer",
         "background": "Background",
         "insights": "Key insights",
@@ -38,6 +39,7 @@ HEADINGS: dict[str, dict[str, str]] = {
         "background_fallback": "This report researches: {question}",
     },
     "zh": {
+        "abstained": "已读来源没有回答：{question}",
         "answer": "答案",
         "background": "背景概览",
         "insights": "核心洞见",
@@ -69,6 +71,7 @@ HEADINGS: dict[str, dict[str, str]] = {
         "background_fallback": "本报告研究的问题：{question}",
     },
     "de": {
+        "abstained": "Die gelesenen Quellen beantworten nicht: {question}",
         "answer": "Antwort",
         "background": "Hintergrund",
         "insights": "Wichtigste Erkenntnisse",
@@ -103,6 +106,7 @@ HEADINGS: dict[str, dict[str, str]] = {
         "background_fallback": "Dieser Bericht untersucht: {question}",
     },
     "fr": {
+        "abstained": "Les sources lues ne répondent pas à : {question}",
         "answer": "Réponse",
         "background": "Contexte",
         "insights": "Points clés",
@@ -141,6 +145,7 @@ HEADINGS: dict[str, dict[str, str]] = {
         "background_fallback": "Ce rapport étudie : {question}",
     },
     "es": {
+        "abstained": "Las fuentes leídas no responden: {question}",
         "answer": "Respuesta",
         "background": "Contexto",
         "insights": "Ideas clave",

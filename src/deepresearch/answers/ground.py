@@ -10,7 +10,9 @@ of the question, the answer says the sources do not say, instead of guessing.
 from __future__ import annotations
 
 import functools
+import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -18,9 +20,11 @@ from typing import Literal
 from deepresearch.answers.candidates import CONNECTORS, DATE, NATIONALITIES, NUMBER, candidates
 from deepresearch.answers.evidence import Ranked, Sentence, rank_sentences, sentence_pool
 from deepresearch.answers.gazetteer import in_class
+from deepresearch.answers.learned import AnswerWeights, Linear, shipped_weights
 from deepresearch.answers.question import AnswerKind, QuestionFrame, frame_question
 from deepresearch.citations import Source
-from deepresearch.text import key_stems
+from deepresearch.report_text import HEADINGS
+from deepresearch.text import key_stems, language_of
 
 AnswerStatus = Literal["grounded", "sentence", "unverified", "abstained"]
 Chooser = Callable[[QuestionFrame, Sequence[str], Sequence[Ranked]], str | None]
@@ -97,27 +101,36 @@ class GroundedAnswer:
     chosen_by: str = "code"
     via_source_id: int | None = None
     via_sentence: str = ""
+    confidence: float | None = None
 
 
 def ground_answer(
-    question: str, sources: Sequence[Source], *, chooser: Chooser | None = None
+    question: str,
+    sources: Sequence[Source],
+    *,
+    chooser: Chooser | None = None,
+    weights: AnswerWeights | None | Literal["shipped"] = "shipped",
 ) -> GroundedAnswer:
-    """The grounded answer to ``question`` from ``sources`` (see the module docstring)."""
+    """The grounded answer to ``question`` from ``sources`` (see the module docstring).
+    ``weights`` are the fitted scorer and abstention (:mod:`deepresearch.answers.learned`): the
+    package's own by default, None for the hand-set scoring they replaced."""
+    fitted = shipped_weights() if weights == "shipped" else weights
     frame = frame_question(question)
     ranked = rank_sentences(frame.terms, sentence_pool(sources), frame.names, frame.text)
     if frame.kind in ("yesno", "choice") and frame.options and ranked:
         return _decide(frame, ranked)
-    if frame.kind == "yesno":
+    if frame.kind == "yesno" or not ranked:
         return abstain(frame, ranked[0].coverage if ranked else 0.0)
-    if not ranked or not _supported(frame, ranked[0]):
-        return abstain(frame, ranked[0].coverage if ranked else 0.0)
+    if fitted is None and not _supported(frame, ranked[0]):
+        return abstain(frame, ranked[0].coverage)
     both = _both_asks(frame, ranked) if frame.also is not None else None
     if both is not None:
         return both
+    if fitted is not None:
+        return _fitted_answer(frame, ranked, fitted, chooser)
     scored = score_candidates(frame, ranked[:TOP_SENTENCES])
     if not scored:
-        best = ranked[0]
-        return _answer(frame, best.sentence.text, best, "sentence", ())
+        return _sentence_answer(frame, ranked[0])
     names = tuple(c for c, _, _ in scored[:MAX_CANDIDATES])
     pick, chosen_by = _choose(frame, scored, ranked, chooser)
     text, evidence = next((c, r) for c, _, r in scored if c == pick)
@@ -126,6 +139,53 @@ def ground_answer(
     if not _supported(frame, evidence):
         return abstain(frame, evidence.coverage)
     return _answer(frame, text, evidence, "grounded", names, chosen_by)
+
+
+def _sentence_answer(frame: QuestionFrame, best: Ranked) -> GroundedAnswer:
+    """No candidate of the kind asked for: the best sentence itself, when it covers the question."""
+    if not _supported(frame, best):
+        return abstain(frame, best.coverage)
+    return _answer(frame, best.sentence.text, best, "sentence", ())
+
+
+def _fitted_answer(
+    frame: QuestionFrame, ranked: Sequence[Ranked], fitted: AnswerWeights, chooser: Chooser | None
+) -> GroundedAnswer:
+    """The fitted scorer's best candidate, stated only when the confidence model gives it at
+    least the threshold's chance of being right (a model may choose among the candidates)."""
+    scored = score_candidates(frame, ranked[: fitted.top_sentences], fitted.candidate)
+    if not scored:
+        return _sentence_answer(frame, ranked[0])
+    confidence = fitted.confidence.probability(confidence_features(frame, scored, fitted.candidate is None))
+    if confidence < fitted.threshold:
+        return abstain(frame, scored[0][2].coverage, confidence)
+    names = tuple(c for c, _, _ in scored[:MAX_CANDIDATES])
+    pick, chosen_by = _choose(frame, scored, ranked, chooser)
+    text, evidence = next((c, r) for c, _, r in scored if c == pick)
+    return _answer(frame, text, evidence, "grounded", names, chosen_by, confidence)
+
+
+def confidence_features(
+    frame: QuestionFrame, scored: Sequence[tuple[str, float, Ranked]], hand_set: bool = False
+) -> dict[str, float]:
+    """What the confidence model weighs: the best candidate's score (log-odds, or the log of a
+    ``hand_set`` score), its margin over the next, how much of the question (and of its names)
+    its evidence chain covers, how many candidates compete, and the kind of answer asked for."""
+    scores = [math.log(max(s, 1e-3)) if hand_set else s for _, s, _ in scored[:2]]
+    evidence = scored[0][2]
+    score = scores[0]
+    margin = scores[0] - scores[1] if len(scores) > 1 else 4.0
+    features = {
+        "score": score,
+        "margin": min(margin, 4.0),
+        "coverage": evidence.coverage,
+        "names": _names_share(frame, evidence),
+        "supported": float(_supported(frame, evidence)),
+        "candidates": math.log(len(scored)),
+        "via": float(evidence.via is not None),
+    }
+    features[f"kind_{frame.kind}"] = 1.0
+    return features
 
 
 def _both_asks(frame: QuestionFrame, ranked: Sequence[Ranked]) -> GroundedAnswer | None:
@@ -146,65 +206,126 @@ def _supported(frame: QuestionFrame, best: Ranked) -> bool:
     return not frame.names or len(frame.names & best.chain_terms) / len(frame.names) >= NAMES_THRESHOLD
 
 
-def abstain(frame: QuestionFrame, support: float) -> GroundedAnswer:
-    return GroundedAnswer(abstention_text(frame.text), "abstained", frame.kind, support=round(support, 3))
+def abstain(frame: QuestionFrame, support: float, confidence: float | None = None) -> GroundedAnswer:
+    return GroundedAnswer(
+        abstention_text(frame.text), "abstained", frame.kind, support=round(support, 3), confidence=confidence
+    )
 
 
 def abstention_text(question: str) -> str:
+    """ "The sources read do not say …", in the question's language."""
     asked = question.strip().rstrip("?？. ")
-    if re.match(r"^(?:who|whom|whose|what|when|where|which|why|how)\b", asked, re.IGNORECASE):
+    language = language_of(question)
+    if language == "en" and re.match(
+        r"^(?:who|whom|whose|what|when|where|which|why|how)\b", asked, re.IGNORECASE
+    ):
         return f"The sources read do not say {asked[0].lower()}{asked[1:]}."
-    return f"The sources read do not answer: {asked}?"
+    mark = "？" if language == "zh" else "?"
+    return HEADINGS.get(language, HEADINGS["en"])["abstained"].format(question=f"{asked}{mark}")
 
 
-def score_candidates(frame: QuestionFrame, ranked: Sequence[Ranked]) -> list[tuple[str, float, Ranked]]:
-    """(candidate, score, its best evidence) best first. A candidate scores the best evidence
-    that holds it, a little more per further sentence holding it, more when it carries the noun
-    the question asks about ("… County") or stands next to the question's relation words; names
-    of the question itself, and the bridges of the best chains, are not answers."""
+@dataclass(frozen=True)
+class Occurrence:
+    """A candidate span in one evidence sentence, with the features the fitted scorer weighs
+    and the hand-set score it replaced."""
+
+    text: str
+    evidence: Ranked
+    rank: int
+    hand_set: float
+    features: dict[str, float]
+
+
+def occurrences(frame: QuestionFrame, ranked: Sequence[Ranked]) -> list[Occurrence]:
+    """Every candidate span of ``ranked`` (best sentence first) that is not question text."""
     question = set(frame.terms)
     near = set(frame.focus) or question
     bridges = [frozenset(key_stems(r.bridge)) for r in ranked[:3] if r.bridge]
-    found: dict[str, tuple[float, Ranked]] = {}
+    found: list[Occurrence] = []
     for rank, evidence in enumerate(ranked):
-        text = evidence.sentence.text
-        for cand in _spans(text, frame, question):
+        for cand in dict.fromkeys(_spans(evidence.sentence.text, frame, question)):
             terms = set(key_stems(cand))
-            if _is_question_text(cand, terms, question, frame):
-                continue
-            score = evidence.score / (1 + 0.1 * rank) * _fit(cand, terms, frame, evidence, near, bridges)
-            previous = found.get(cand)
-            found[cand] = (max(score, previous[0]) + 0.05, previous[1]) if previous else (score, evidence)
+            if not _is_question_text(cand, terms, question, frame):
+                found.append(_occurrence(cand, terms, frame, evidence, rank, near, bridges))
+    holding = Counter(o.text for o in found)
+    for o in found:
+        o.features["agree"] = math.log(holding[o.text])
+    return found
+
+
+def score_candidates(
+    frame: QuestionFrame, ranked: Sequence[Ranked], scorer: Linear | None = None
+) -> list[tuple[str, float, Ranked]]:
+    """(candidate, score, its best evidence) best first. With a fitted ``scorer`` a candidate's
+    score is the log-odds of its best occurrence; without one, the hand-set score: the best
+    evidence that holds it, a little more per further sentence holding it, more when it carries
+    the noun the question asks about or stands next to the question's relation words. Names of
+    the question itself are not answers."""
+    found: dict[str, tuple[float, Ranked]] = {}
+    for o in occurrences(frame, ranked):
+        previous = found.get(o.text)
+        if scorer is not None:
+            score = scorer.logit(o.features)
+            if previous is None or score > previous[0]:
+                found[o.text] = (score, o.evidence)
+        else:
+            found[o.text] = (
+                (max(o.hand_set, previous[0]) + 0.05, previous[1]) if previous else (o.hand_set, o.evidence)
+            )
     ordered = sorted(found.items(), key=lambda item: -item[1][0])
     return [(c, s, r) for c, (s, r) in ordered]
 
 
-def _fit(
+def _occurrence(
     cand: str,
     terms: set[str],
     frame: QuestionFrame,
     evidence: Ranked,
+    rank: int,
     near: set[str],
     bridges: Sequence[frozenset[str]],
-) -> float:
-    """How well a candidate fits: its form, whether it names the chain's bridge, and how near
-    it stands to the question's relation words (a candidate the sentence defines as the noun
-    asked about stands as near as can be)."""
+) -> Occurrence:
+    """A candidate's features: its form, whether it names the chain's bridge, and how near it
+    stands to the question's relation words (a candidate the sentence defines as the noun asked
+    about stands as near as can be)."""
     text = evidence.sentence.text
     typed = frame.type_noun is not None and (
         bool(type_stems(frame.type_noun) & terms) or _defines(cand, frame, text)
     )
-    factor = _shape(cand, frame, evidence.sentence)
-    if _is_bridge(terms, bridges) and not typed:
+    flags = shape_flags(cand, frame, evidence.sentence)
+    factor = math.prod(SHAPE_FACTORS.get(k, 1.0) for k, on in flags.items() if on)
+    bridge = _is_bridge(terms, bridges) and not typed
+    if bridge:
         factor *= BRIDGE_PENALTY
-    if frame.kind == "date":  # "In what year was Pizza Hut founded?": the verb relates the date too,
+    if frame.kind == "date":  # "In what year was it founded?": the verb relates the date too,
         near = near | (set(frame.terms) - frame.names - evidence.sentence.title_terms)  # not the subject
     if frame.kind in ("number", "date") and evidence.bridge and evidence.bridge in text:
-        # a value stands by the entity the chain is about: "… followed by Thessaloniki, which
-        # handled 273,282 TEUs" when the chain went through Thessaloniki
+        # a value stands by the entity the chain is about: "… followed by Ostrava, which
+        # handled 2,300 trains" when the chain went through Ostrava
         near = near | set(key_stems(evidence.bridge))
     proximity = 1.0 if typed else _proximity(cand, text, near)
-    return factor * (1 - PROXIMITY_WEIGHT + PROXIMITY_WEIGHT * proximity)
+    hand_set = (
+        evidence.score / (1 + 0.1 * rank) * factor * (1 - PROXIMITY_WEIGHT + PROXIMITY_WEIGHT * proximity)
+    )
+    features = {name: float(on) for name, on in flags.items()}
+    features.update(
+        log_score=math.log(evidence.score + 1e-3),
+        coverage=evidence.coverage,
+        rank=math.log1p(rank),
+        top=float(rank == 0),
+        proximity=proximity,
+        typed=float(typed),
+        bridge=float(bridge),
+        via=float(evidence.via is not None),
+        names=_names_share(frame, evidence),
+        words=min(len(cand.split()), 6) / 6,
+        hand_set=math.log(hand_set + 1e-3),
+    )
+    return Occurrence(cand, evidence, rank, hand_set, features)
+
+
+def _names_share(frame: QuestionFrame, evidence: Ranked) -> float:
+    return len(frame.names & evidence.chain_terms) / len(frame.names) if frame.names else 1.0
 
 
 def _spans(sentence: str, frame: QuestionFrame, question: set[str]) -> Iterator[str]:
@@ -288,40 +409,61 @@ def _is_question_text(cand: str, terms: set[str], question: set[str], frame: Que
     return not terms or len(terms & question) / len(terms) >= 0.5
 
 
-def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
-    """How well the candidate's form fits the question: a factor around 1."""
-    factor = 1.0
+def shape_flags(cand: str, frame: QuestionFrame, sentence: Sentence) -> dict[str, bool]:
+    """The candidate's form against the question, as named yes/no features (the fitted model
+    weighs them; :data:`SHAPE_FACTORS` are the hand-set factors they replaced)."""
     member = in_class(frame.type_noun, cand)
-    if member is None and frame.type_noun and type_stems(frame.type_noun) & set(key_stems(cand)):
-        factor *= TYPE_NOUN_BOOST
-    if member:
-        factor *= CLASS_BOOST
-    if frame.type_noun in _NAME_NOUNS and re.search(rf"{_NAME_CUE}{re.escape(cand)}", sentence.text):
-        factor *= NAME_CUE_BOOST
-    if frame.type_noun and _plural(frame.type_noun) and _LIST_GLUE.search(cand):
-        factor *= LIST_BOOST
-    if frame.kind == "number" and _counts_what_is_asked(cand, frame, sentence.text):
-        factor *= UNIT_BOOST
-    if frame.kind == "date" and _life_date(cand, frame.text, sentence.text):
-        factor *= LIFE_DATE_BOOST
-    if frame.kind == "number" and re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", cand):
-        factor *= SHAPE_PENALTY
-    if frame.kind == "person" and not _looks_like_person(cand):
-        factor *= SHAPE_PENALTY
-    if _defines(cand, frame, sentence.text):
-        factor *= DEFINED_BOOST
-    elif frame.kind != "entity" and _same_name(set(key_stems(cand)), sentence.title_terms):
-        factor *= SUBJECT_PENALTY
-    if cand.lower() in NATIONALITIES and not _ASKS_NATIONALITY.search(frame.text):
-        factor *= SHAPE_PENALTY
-    if frame.kind == "person" and re.search(rf"[\"“]{re.escape(cand)}", sentence.text):
-        factor *= SHAPE_PENALTY
-    if cand.isupper() and len(cand) <= 5:
-        factor *= 1 / ACRONYM_PENALTY if _ASKS_ACRONYM.search(frame.text) else ACRONYM_PENALTY
+    short_caps = cand.isupper() and len(cand) <= 5
+    asks_acronym = _ASKS_ACRONYM.search(frame.text) is not None
+    defined = _defines(cand, frame, sentence.text)
     cue = rf"\b(?:in|at|near|from)\s+(?:the\s+)?{re.escape(cand)}"
-    if frame.kind == "place" and re.search(cue, sentence.text):
-        factor *= PLACE_CUE_BOOST
-    return factor
+    return {
+        "type_noun": member is None
+        and frame.type_noun is not None
+        and bool(type_stems(frame.type_noun) & set(key_stems(cand))),
+        "member": bool(member),
+        "non_member": member is False,
+        "name_cue": frame.type_noun in _NAME_NOUNS
+        and re.search(rf"{_NAME_CUE}{re.escape(cand)}", sentence.text) is not None,
+        "list": frame.type_noun is not None and _plural(frame.type_noun) and bool(_LIST_GLUE.search(cand)),
+        "unit": frame.kind == "number" and _counts_what_is_asked(cand, frame, sentence.text),
+        "life_date": frame.kind == "date" and _life_date(cand, frame.text, sentence.text),
+        "year_number": frame.kind == "number" and re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", cand) is not None,
+        "not_person": frame.kind == "person" and not _looks_like_person(cand),
+        "defined": defined,
+        "subject": not defined
+        and frame.kind != "entity"
+        and _same_name(set(key_stems(cand)), sentence.title_terms),
+        "nationality": cand.lower() in NATIONALITIES and not _ASKS_NATIONALITY.search(frame.text),
+        "quoted": frame.kind == "person" and re.search(rf"[\"“]{re.escape(cand)}", sentence.text) is not None,
+        "acronym": short_caps and not asks_acronym,
+        "acronym_asked": short_caps and asks_acronym,
+        "place_cue": frame.kind == "place" and re.search(cue, sentence.text) is not None,
+    }
+
+
+SHAPE_FACTORS = {
+    "type_noun": TYPE_NOUN_BOOST,
+    "member": CLASS_BOOST,
+    "name_cue": NAME_CUE_BOOST,
+    "list": LIST_BOOST,
+    "unit": UNIT_BOOST,
+    "life_date": LIFE_DATE_BOOST,
+    "year_number": SHAPE_PENALTY,
+    "not_person": SHAPE_PENALTY,
+    "defined": DEFINED_BOOST,
+    "subject": SUBJECT_PENALTY,
+    "nationality": SHAPE_PENALTY,
+    "quoted": SHAPE_PENALTY,
+    "acronym": ACRONYM_PENALTY,
+    "acronym_asked": 1 / ACRONYM_PENALTY,
+    "place_cue": PLACE_CUE_BOOST,
+}
+
+
+def _shape(cand: str, frame: QuestionFrame, sentence: Sentence) -> float:
+    """How well the candidate's form fits the question: a factor around 1 (hand-set)."""
+    return math.prod(SHAPE_FACTORS.get(k, 1.0) for k, on in shape_flags(cand, frame, sentence).items() if on)
 
 
 def _is_bridge(terms: set[str], bridges: Sequence[frozenset[str]]) -> bool:
@@ -470,6 +612,7 @@ def _answer(
     status: AnswerStatus,
     names: Sequence[str],
     chosen_by: str = "code",
+    confidence: float | None = None,
 ) -> GroundedAnswer:
     return GroundedAnswer(
         text=text,
@@ -482,6 +625,7 @@ def _answer(
         chosen_by=chosen_by,
         via_source_id=evidence.via.source_id if evidence.via else None,
         via_sentence=evidence.via.text if evidence.via else "",
+        confidence=None if confidence is None else round(confidence, 3),
     )
 
 

@@ -1,0 +1,271 @@
+"""Fit the grounded answer's candidate scorer and abstention on the dev half; report both halves.
+
+    python evals/answer_dev.py collect --limit 200 --seed 0              # sources the agent reads
+    python evals/answer_dev.py collect --limit 80 --seed 0 --drop-gold   # … without the gold passages
+    python evals/fit_answers.py [--write] [--target 0.75] [--l2 1.0]
+
+Rows come from ``evals/out/sources.jsonl`` (and ``sources-nogold.jsonl`` when present). Each
+question goes to the dev or test half by :func:`deepresearch.evaluation.dataset.half_of`; only dev
+rows are fitted on. Two logistic regressions, fitted with a few lines of numpy:
+
+- **candidate**: each candidate span of the top sentences, labelled by whether it matches a gold
+  answer, over the features :func:`deepresearch.answers.ground.occurrences` computes;
+- **confidence**: the fitted best candidate of each question (gold and no-gold runs), labelled by
+  whether it is right, over :func:`deepresearch.answers.ground.confidence_features`.
+
+The threshold is the lowest confidence whose dev precision when answering reaches ``--target``.
+It prints, for dev and test beside the hand-set scoring: answer_match, precision when answering,
+abstention with the gold passages dropped, and the test half's precision/coverage curve.
+``--write`` stores the weights in ``src/deepresearch/data/answer_weights.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from deepresearch.answers.evidence import rank_sentences, sentence_pool
+from deepresearch.answers.ground import confidence_features, ground_answer, occurrences, score_candidates
+from deepresearch.answers.learned import WEIGHTS_FILE, AnswerWeights, Linear
+from deepresearch.answers.question import QuestionFrame, frame_question
+from deepresearch.citations import Source
+from deepresearch.evaluation.dataset import half_of
+from deepresearch.evaluation.scoring import answer_match
+
+OUT = Path(__file__).resolve().parent / "out"
+EVAL = Path(__file__).resolve().parents[2] / "shared" / "eval"
+WEIGHTS = Path(__file__).resolve().parents[1] / "src" / "deepresearch" / "data" / WEIGHTS_FILE
+CANDIDATE_FEATURES = (
+    "log_score", "coverage", "rank", "top", "proximity", "typed", "bridge", "via", "names", "words",
+    "agree", "type_noun", "member", "non_member", "name_cue", "list", "unit", "life_date",
+    "year_number", "not_person", "defined", "subject", "nationality", "quoted", "acronym",
+    "acronym_asked", "place_cue",
+)  # fmt: skip
+CONFIDENCE_FEATURES = (
+    "score", "margin", "coverage", "names", "supported", "candidates", "via",
+    "kind_person", "kind_place", "kind_date", "kind_number", "kind_entity",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Row:
+    qid: str
+    half: str
+    question: str
+    answers: list[str]
+    sources: list[Source]
+    gold_read: bool  # False for the runs whose gold passages were dropped
+
+    @property
+    def frame(self) -> QuestionFrame:
+        return frame_question(self.question)
+
+
+def context_rows() -> list[Row]:
+    """Each question with its own context passages as the sources (gold and distractors, the
+    HotpotQA distractor setting): labelled rows that need no agent run."""
+    corpus = {}
+    for line in (EVAL / "corpus.jsonl").open(encoding="utf-8"):
+        doc = json.loads(line)
+        corpus[doc["doc_id"]] = doc
+    rows = []
+    for line in (EVAL / "questions.jsonl").open(encoding="utf-8"):
+        q = json.loads(line)
+        docs = [corpus[d] for d in q.get("context_doc_ids") or q["gold_doc_ids"] if d in corpus]
+        sources = [
+            Source(id=i, url=f"doc://{d['doc_id']}", title=d["title"], content=d["text"], doc_id=d["doc_id"])
+            for i, d in enumerate(docs, 1)
+        ]
+        rows.append(Row(q["qid"], half_of(q["qid"]), q["question"], q["answers"], sources, True))
+    return rows
+
+
+def load_rows() -> list[Row]:
+    rows = []
+    for name, gold_read in (("sources.jsonl", True), ("sources-nogold.jsonl", False)):
+        path = OUT / name
+        for line in path.open(encoding="utf-8") if path.exists() else ():
+            data = json.loads(line)
+            sources = [Source(**{"url": f"doc://{s.get('doc_id')}", **s}) for s in data["sources"]]
+            half = half_of(data["qid"])
+            rows.append(Row(data["qid"], half, data["question"], data["answers"], sources, gold_read))
+    return rows
+
+
+def _ranked(row: Row, top: int):  # type: ignore[no-untyped-def]
+    frame = row.frame
+    return frame, rank_sentences(frame.terms, sentence_pool(row.sources), frame.names, frame.text)[:top]
+
+
+def _open(frame: QuestionFrame) -> bool:
+    """Questions the candidate scorer answers (yes/no and choice questions are decided apart)."""
+    return not (frame.kind in ("yesno", "choice") and frame.options) and frame.kind != "yesno"
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, float, np.ndarray]:
+    """Newton's method on the L2-penalised log-loss; features scaled by their spread first."""
+    scale = x.std(axis=0)
+    scale[scale == 0] = 1.0
+    xb = np.hstack([x / scale, np.ones((len(x), 1))])
+    w = np.zeros(xb.shape[1])
+    penalty = np.full(xb.shape[1], l2)
+    penalty[-1] = 0.0
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-xb @ w))
+        grad = xb.T @ (p - y) + penalty * w
+        hess = xb.T @ (xb * (p * (1 - p))[:, None]) + np.diag(penalty) + 1e-9 * np.eye(len(w))
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-6:
+            break
+    return w[:-1], float(w[-1]), scale
+
+
+def as_linear(names: Sequence[str], w: np.ndarray, bias: float, scale: np.ndarray) -> Linear:
+    return Linear(
+        {n: round(float(v), 5) for n, v in zip(names, w, strict=True)},
+        round(bias, 5),
+        {n: round(float(s), 5) for n, s in zip(names, scale, strict=True)},
+    )
+
+
+def matrix(features: Sequence[dict[str, float]], names: Sequence[str]) -> np.ndarray:
+    return np.array([[f.get(n, 0.0) for n in names] for f in features], dtype=float)
+
+
+def fit_candidate(rows: Sequence[Row], top: int, l2: float) -> Linear:
+    feats, labels = [], []
+    for row in rows:
+        frame, ranked = _ranked(row, top)
+        if not _open(frame):
+            continue
+        for o in occurrences(frame, ranked):
+            feats.append(o.features)
+            labels.append(answer_match(o.text, row.answers))
+    w, b, s = fit_logistic(matrix(feats, CANDIDATE_FEATURES), np.array(labels), l2)
+    print(f"candidate rows: {len(labels)} ({int(sum(labels))} gold spans)")
+    return as_linear(CANDIDATE_FEATURES, w, b, s)
+
+
+def fit_confidence(rows: Sequence[Row], top: int, scorer: Linear | None, l2: float) -> Linear:
+    feats, labels = [], []
+    for row in rows:
+        frame, ranked = _ranked(row, top)
+        scored = score_candidates(frame, ranked, scorer) if _open(frame) and ranked else []
+        if scored:
+            feats.append(confidence_features(frame, scored, scorer is None))
+            labels.append(answer_match(scored[0][0], row.answers))
+    w, b, s = fit_logistic(matrix(feats, CONFIDENCE_FEATURES), np.array(labels), l2)
+    print(f"confidence rows: {len(labels)} ({int(sum(labels))} right)")
+    return as_linear(CONFIDENCE_FEATURES, w, b, s)
+
+
+def outcomes(
+    rows: Sequence[Row], answer: Callable[[Row], tuple[str, bool, float | None]]
+) -> list[tuple[bool, bool, float]]:
+    """(answered, right, confidence) per row."""
+    out = []
+    for row in rows:
+        text, answered, confidence = answer(row)
+        out.append((answered, bool(answered and answer_match(text, row.answers)), confidence or 0.0))
+    return out
+
+
+def summary(marks: Sequence[tuple[bool, bool, float]]) -> dict[str, float]:
+    answered = [m for m in marks if m[0]]
+    right = sum(m[1] for m in marks)
+    return {
+        "n": len(marks),
+        "answer_match": round(right / len(marks), 3) if marks else 0.0,
+        "precision": round(right / len(answered), 3) if answered else 0.0,
+        "abstained": round(1 - len(answered) / len(marks), 3) if marks else 0.0,
+    }
+
+
+def grounded(weights: AnswerWeights | None) -> Callable[[Row], tuple[str, bool, float | None]]:
+    def answer(row: Row) -> tuple[str, bool, float | None]:
+        got = ground_answer(row.question, row.sources, weights=weights)
+        return got.text, got.status != "abstained", got.confidence
+
+    return answer
+
+
+def curve(rows: Sequence[Row], weights: AnswerWeights) -> list[tuple[float, float, float]]:
+    """(threshold, coverage, precision) over thresholds, on ``rows``."""
+    loose = AnswerWeights(weights.candidate, weights.confidence, 0.0, weights.top_sentences)
+    marks = [m for m in outcomes(rows, grounded(loose))]
+    points = []
+    for t in [i / 20 for i in range(20)]:
+        kept = [m for m in marks if m[0] and m[2] >= t]
+        precision = sum(m[1] for m in kept) / len(kept) if kept else 1.0
+        points.append((t, len(kept) / len(marks), precision))
+    return points
+
+
+def choose_threshold(rows: Sequence[Row], weights: AnswerWeights, target: float) -> float:
+    for t, _, precision in curve(rows, weights):
+        if precision >= target:
+            return t
+    return 0.95
+
+
+def report(name: str, rows: Sequence[Row], weights: AnswerWeights | None) -> dict[str, float]:
+    gold = summary(outcomes([r for r in rows if r.gold_read], grounded(weights)))
+    dropped = [r for r in rows if not r.gold_read]
+    if dropped:
+        gold["abstained_nogold"] = summary(outcomes(dropped, grounded(weights)))["abstained"]
+    print(f"  {name}: {json.dumps(gold)}")
+    return gold
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--top", type=int, default=8, help="sentences whose candidates are scored")
+    parser.add_argument("--l2", type=float, default=1.0)
+    parser.add_argument("--target", type=float, default=0.75, help="dev precision when answering")
+    parser.add_argument("--write", action="store_true")
+    parser.add_argument("--no-context", dest="context", action="store_false", help="agent rows only")
+    parser.add_argument("--fit-ranking", action="store_true", help="fit the candidate scorer too")
+    parser.add_argument("--context-confidence", action="store_true", help="context rows for confidence too")
+    args = parser.parse_args()
+    rows = load_rows()
+    dev = [r for r in rows if r.half == "dev"]
+    test = [r for r in rows if r.half == "test"]
+    context = [r for r in context_rows() if r.half == "dev"] if args.context else []
+    scorer = (
+        fit_candidate([r for r in dev if r.gold_read] + context, args.top, args.l2)
+        if args.fit_ranking
+        else None
+    )
+    confidence = fit_confidence(dev + (context if args.context_confidence else []), args.top, scorer, args.l2)
+    weights = AnswerWeights(scorer, confidence, 0.0, args.top)
+    threshold = choose_threshold([r for r in dev if r.gold_read], weights, args.target)
+    weights = AnswerWeights(scorer, confidence, threshold, args.top)
+    results = {}
+    for half, part in (("dev", dev), ("test", test)):
+        print(f"{half} half ({sum(r.gold_read for r in part)} questions):")
+        results[half] = {
+            "hand_set": report("hand-set", part, None),
+            "fitted": report("fitted", part, weights),
+        }
+    print(f"threshold {threshold} (dev precision >= {args.target}); test precision/coverage curve:")
+    for t, cov, prec in curve([r for r in test if r.gold_read], weights):
+        print(f"  t={t:.2f} coverage={cov:.3f} precision={prec:.3f}")
+    if args.write:
+        meta = {"fitted_by": "python evals/fit_answers.py --write", "l2": args.l2, "target": args.target}
+        meta["results"] = results
+        meta["dev_questions"] = len(dev)
+        final = AnswerWeights(scorer, confidence, threshold, args.top, meta)
+        WEIGHTS.write_text(json.dumps(final.to_json(), indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {WEIGHTS}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+"""Fitted weights for the grounded answer: how candidates are scored and when to abstain.
+
+Two logistic regressions over features code already computes (:mod:`deepresearch.answers.ground`):
+``candidate`` scores each (candidate span, evidence sentence) pair — the probability that the span
+is the gold answer; None keeps the hand-set score, which the fitted one has not yet beaten on the
+test half — and ``confidence`` turns the best candidate's features (its score, its
+margin over the next, how much of the question its evidence covers) into P(the answer is right).
+The answer line abstains below ``threshold``, a point of the precision/coverage curve of the dev
+half. ``evals/fit_answers.py`` fits both on the dev half of the shared eval set and writes
+``data/answer_weights.json``; nothing here is hand-set.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+WEIGHTS_FILE = "answer_weights.json"
+
+
+@dataclass(frozen=True)
+class Linear:
+    """A logistic regression: named weights, a bias, and the scale of each feature it was fitted on
+    (features are divided by their scale first, so the weights read as comparable sizes)."""
+
+    weights: Mapping[str, float]
+    bias: float = 0.0
+    scale: Mapping[str, float] = field(default_factory=dict)
+
+    def logit(self, features: Mapping[str, float]) -> float:
+        total = self.bias
+        for name, weight in self.weights.items():
+            total += weight * features.get(name, 0.0) / self.scale.get(name, 1.0)
+        return total
+
+    def probability(self, features: Mapping[str, float]) -> float:
+        return sigmoid(self.logit(features))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"weights": dict(self.weights), "bias": self.bias, "scale": dict(self.scale)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Linear:
+        return cls(dict(data["weights"]), float(data.get("bias", 0.0)), dict(data.get("scale", {})))
+
+
+@dataclass(frozen=True)
+class AnswerWeights:
+    """The fitted candidate scorer, the confidence model and the abstention threshold."""
+
+    candidate: Linear | None
+    confidence: Linear
+    threshold: float
+    top_sentences: int = 8
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "candidate": self.candidate.to_json() if self.candidate else None,
+            "confidence": self.confidence.to_json(),
+            "threshold": self.threshold,
+            "top_sentences": self.top_sentences,
+            "meta": dict(self.meta),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> AnswerWeights:
+        return cls(
+            Linear.from_json(data["candidate"]) if data.get("candidate") else None,
+            Linear.from_json(data["confidence"]),
+            float(data["threshold"]),
+            int(data.get("top_sentences", 8)),
+            dict(data.get("meta", {})),
+        )
+
+
+def sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
+def read_weights(path: Path) -> AnswerWeights:
+    return AnswerWeights.from_json(json.loads(path.read_text(encoding="utf-8")))
+
+
+@functools.cache
+def shipped_weights() -> AnswerWeights | None:
+    """The weights shipped in the package, or None when none were fitted (hand-set scoring)."""
+    file = resources.files("deepresearch") / "data" / WEIGHTS_FILE
+    if not file.is_file():
+        return None
+    return AnswerWeights.from_json(json.loads(file.read_text(encoding="utf-8")))
