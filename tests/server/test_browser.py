@@ -1,23 +1,28 @@
 """The web page in headless Chromium: ask, watch the TODO list complete, read the rendered report.
 
 Needs Debian's ``chromium`` (``/usr/bin/chromium``) and the ``playwright`` package; skipped without
-them. The screenshot is left in ``tests/artifacts/`` (git-ignored).
+them. Screenshots (390 and 1280 px wide, before, during and after a run) are left in
+``tests/artifacts/`` (git-ignored).
 """
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from deepresearch.errors import SearchError
 from deepresearch.llm.testing import ScriptedModel
 from deepresearch.search.base import SearchHit
-from deepresearch.search.testing import StaticSearch
+from deepresearch.search.testing import StaticSearch, hit
 
 from .conftest import Serve
-from .helpers import TOPIC
+from .helpers import TOPIC, read_events
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
@@ -58,6 +63,36 @@ def run_research(page, server) -> None:  # type: ignore[no-untyped-def]
     page.wait_for_selector("#report article.report h2", timeout=60_000)
 
 
+CITATION = re.compile(r"\[(\d+(?:,\s*\d+)*)\]")
+SOURCES_JS = "els => els.map(e => [e.querySelector('.sid').innerText, e.querySelector('a').innerText])"
+REFERENCES_JS = "els => els.map(e => [e.id.slice(4), e.querySelector('a[href^=\"#src-\"]').innerText])"
+SUMMARIES_JS = "els => els.map(e => [e.querySelector('h3').innerText, e.querySelector('div').innerText])"
+
+
+def assert_one_number_per_source(page, server) -> None:  # type: ignore[no-untyped-def]
+    """The source titled X is [n] in the report, the Sources panel and the Summaries alike."""
+    panel = {
+        title: int(sid.strip("[]")) for sid, title in page.eval_on_selector_all("#sources li", SOURCES_JS)
+    }
+    references = page.eval_on_selector_all("#report li[id^='ref-']", REFERENCES_JS)
+    assert references and all(panel[title] == int(k) for k, title in references), (references, panel)
+    client = server.client()
+    job_id = client.get("/tasks").json()["jobs"][0]["id"]
+    result = client.get(f"/tasks/{job_id}/report", params={"format": "json"}).json()
+    title_of = {s["id"]: s["title"] for s in result["sources"]}
+    cited = result["cited_source_ids"]
+    assert any(k != sid for k, sid in enumerate(cited, 1)), (
+        "the report renumbers: its [k] is not the registry id"
+    )
+    shown = dict(page.eval_on_selector_all("#summaries .summary", SUMMARIES_JS))
+    for task in result["todo_items"]:
+        expected = CITATION.sub(
+            lambda m: "[" + ", ".join(str(panel[title_of[int(i)]]) for i in m.group(1).split(",")) + "]",
+            task["summary"],
+        )
+        assert shown[f"Task {task['id']}: {task['title']}"].strip() == expected.strip()
+
+
 def test_page_runs_a_research_and_renders_the_report(serve: Serve, browser_page) -> None:  # type: ignore[no-untyped-def]
     page = browser_page
     errors: list[str] = []
@@ -87,6 +122,7 @@ def test_page_runs_a_research_and_renders_the_report(serve: Serve, browser_page)
     assert (page.get_attribute("#report li#ref-1 a.page", "href") or "").startswith("https://example.org/")
     assert page.eval_on_selector_all("#sources li", "els => els.length") > 0
     assert page.inner_text("#summaries").strip()
+    assert_one_number_per_source(page, server)
     status = page.inner_text("#status")
     assert "completion tokens, cost 0.0" in status, f"the run's token counts and cost are shown: {status}"
     page.wait_for_selector("#history li .badge.completed", timeout=10_000)
@@ -100,15 +136,129 @@ def test_page_runs_a_research_and_renders_the_report(serve: Serve, browser_page)
     assert errors == []
 
 
-def test_page_fits_a_phone_screen(serve: Serve, browser_page) -> None:  # type: ignore[no-untyped-def]
-    page = browser_page
-    page.set_viewport_size({"width": 390, "height": 844})
-    run_research(page, serve(relevance_threshold=100))
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    header = page.eval_on_selector("header", "e => e.getBoundingClientRect().right")
-    assert header <= 390
+LONG_QUESTION = (
+    "When was the Prague astronomical clock built, who is said to have made its astronomical dial, "
+    "and which later repairs changed the calendar plate that sits below it?"
+)
+LONG_WORD = "Orlojastronomicaldialcalendarplateandwalkoftheapostles" * 2
+PLAN = {
+    "role": "general_researcher",
+    "focus": "Dates and makers, each from a source.",
+    "tasks": [
+        {
+            "title": "Year it was built",
+            "intent": "Find when the clock was built",
+            "query": "Prague Orloj built year",
+        },
+        {
+            "title": "Maker of the dial",
+            "intent": "Find who made the dial",
+            "query": "Orloj astronomical dial maker",
+        },
+        {
+            "title": "Calendar plate repairs",
+            "intent": "Find later repairs",
+            "query": "Orloj calendar plate repair",
+        },
+    ],
+}
+
+OVERFLOW_JS = """() => {
+  const out = [];
+  for (const el of document.body.querySelectorAll("*")) {
+    if (!el.checkVisibility({ visibilityProperty: true })) continue;
+    const box = el.getBoundingClientRect();
+    if (!box.width || !box.height) continue;
+    let right = box.right;
+    for (let up = el.parentElement; up && up !== document.body; up = up.parentElement) {
+      const clips = getComputedStyle(up).overflowX !== "visible";
+      if (clips) right = Math.min(right, up.getBoundingClientRect().right);
+    }
+    const name = el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + "." + el.className;
+    if (right > innerWidth + 0.5) out.push(name + " right=" + Math.round(right));
+  }
+  return out;
+}"""
+ROW_LINES_JS = "row => new Set([...row.children].map(c => Math.round(c.getBoundingClientRect().top))).size"
+
+
+def gated_search(gate: threading.Event) -> StaticSearch:
+    """Hits with a long URL and an unbroken title, and no answer before ``gate`` is set: the run
+    waits with its plan made, so the page can be looked at mid-run."""
+
+    def search(query: str) -> list[SearchHit]:
+        gate.wait(60)
+        slug = "-".join(query.lower().split())[:40]
+        return [
+            hit(
+                f"https://example.org/{slug}/{'a' * 150}",
+                f"{LONG_WORD} {query}",
+                f"{query} is told here. Built in 1410.",
+            ),
+            hit(
+                f"https://example.org/{slug}/b",
+                f"More on {query}",
+                f"Another page on {query}. It is in Prague.",
+            ),
+        ]
+
+    return StaticSearch(default=search)
+
+
+def assert_fits(page, width: int, stage: str) -> None:  # type: ignore[no-untyped-def]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "server-page-phone.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / f"page-{width}-{stage}.png"), full_page=True)
+    assert page.evaluate("innerWidth") == width
+    scroll = page.evaluate("document.documentElement.scrollWidth")
+    assert scroll <= width, f"{stage}: the page is {scroll} px wide on a {width} px screen"
+    assert page.evaluate(OVERFLOW_JS) == [], f"{stage}: elements past the right edge"
+    if width < 500:
+        lines = page.eval_on_selector("#ask .row", ROW_LINES_JS)
+        assert lines > 1, f"{stage}: the Search / Rounds / review row does not wrap"
+
+
+def planned_tasks(server, job_id: str) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    client = server.client()
+    with client.stream("GET", f"/tasks/{job_id}/events") as response:
+        messages = read_events(response, until=lambda m: m.event == "todo_list")
+    assert messages[-1].event == "todo_list", [m.event for m in messages]
+    return list(messages[-1].data["data"]["tasks"])
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_page_fits_the_screen_and_shows_the_plan_first(serve: Serve, browser_page, width: int) -> None:  # type: ignore[no-untyped-def]
+    page = browser_page
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.set_viewport_size({"width": width, "height": 844})
+    gate = threading.Event()
+    server = serve(
+        model=ScriptedModel({"plan": json.dumps(PLAN)}), search=gated_search(gate), relevance_threshold=100
+    )
+    try:
+        page.goto(server.url + "/")
+        page.wait_for_selector("#history li")
+        assert_fits(page, width, "before")
+        page.fill("#question", LONG_QUESTION)
+        page.select_option("#backend", "local")
+        page.click("#submit")
+        page.wait_for_selector("#todo li[data-status]", timeout=30_000)
+        assert_fits(page, width, "during")
+        job_id = server.client().get("/tasks").json()["jobs"][0]["id"]
+        plan = planned_tasks(server, job_id)
+        assert any(task["query"] not in task["title"] for task in plan), "queries differ from titles"
+        shown = page.eval_on_selector_all("#todo li", "els => els.map(e => e.innerText)")
+        assert len(shown) == len(plan) and all(
+            task["title"] in row and task["query"] in row for task, row in zip(plan, shown, strict=True)
+        ), (plan, shown)
+        assert page.query_selector("#report article.report") is None, "the plan shows before the report"
+    finally:
+        gate.set()
+    page.wait_for_selector("#report article.report h2", timeout=60_000)
+    page.wait_for_selector("#history li .badge.completed", timeout=10_000)
+    assert_fits(page, width, "after")
+    assert errors == [], "the page logs no console errors"
 
 
 def offline(query: str) -> list[SearchHit]:
