@@ -126,3 +126,15 @@ def test_precision_when_answering_counts_only_the_answers_stated(tmp_path: Path,
     row = report.summary("agent")
     assert row["precision_answering"] == 1.0 and row["abstained"] == 0.0
     assert "precision_answering" in report.markdown()
+    group = report.groups("agent")
+    assert sum(int(g["n"] or 0) for g in group.values()) == row["n"]
+    assert all(g["evidence_recall"] is not None for g in group.values())
+
+
+def test_questions_are_grouped_by_dataset_and_hop_count() -> None:
+    from deepresearch.evaluation.dataset import group_of
+
+    assert group_of("hotpotqa:5a1b") == "hotpotqa"
+    assert group_of("musique:3hop1__1_2_3") == "musique-3hop"
+    assert group_of("musique:2hop__1_2") == "musique-2hop"
+    assert group_of("other:x") == "other"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -27,6 +28,13 @@ def half_of(qid: str) -> Half:
     """The fixed half a question belongs to: ``dev`` (look at it, tune on it) or ``test`` (report
     only). Decided once by the first byte of the sha256 of its ``qid``, so every tool agrees."""
     return "dev" if hashlib.sha256(qid.encode("utf-8")).digest()[0] % 2 == 0 else "test"
+
+
+def group_of(qid: str) -> str:
+    """The question's dataset, with MuSiQue's hop count: ``hotpotqa``, ``musique-2hop`` … ``-4hop``."""
+    dataset, _, rest = qid.partition(":")
+    hops = re.match(r"(\d)hop", rest)
+    return f"{dataset}-{hops.group(1)}hop" if dataset == "musique" and hops else dataset
 
 
 def load_questions(

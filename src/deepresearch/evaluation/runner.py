@@ -22,7 +22,7 @@ from deepresearch.agent import research
 from deepresearch.citations import cited_ids
 from deepresearch.errors import ConfigurationError, DeepResearchError
 from deepresearch.evaluation.baseline import naive_answer
-from deepresearch.evaluation.dataset import EvalQuestion, Half, load_questions
+from deepresearch.evaluation.dataset import EvalQuestion, Half, group_of, load_questions
 from deepresearch.evaluation.scoring import (
     answer_match,
     citation_precision,
@@ -107,12 +107,30 @@ class EvalReport:
         out["precision_answering"] = round(statistics.fmean(answered), 3) if answered else None
         return out
 
+    def groups(self, system: str) -> dict[str, dict[str, float | int | None]]:
+        """answer_match, precision when answering and evidence recall per dataset and hop count."""
+        by_group: dict[str, list[QuestionScore]] = {}
+        for row in self.systems[system]:
+            if row.error is None:
+                by_group.setdefault(group_of(row.qid), []).append(row)
+        out: dict[str, dict[str, float | int | None]] = {}
+        for group, rows in sorted(by_group.items()):
+            answered = [r.answer_match for r in rows if not r.abstained]
+            out[group] = {
+                "n": len(rows),
+                "answer_match": round(statistics.fmean(r.answer_match for r in rows), 3),
+                "precision_answering": round(statistics.fmean(answered), 3) if answered else None,
+                "evidence_recall": round(statistics.fmean(r.evidence_recall for r in rows), 3),
+            }
+        return out
+
     def to_json(self) -> dict[str, Any]:
         return {
             "model": self.model,
             "corpus": self.corpus,
             "questions": self.questions,
             "summary": {name: self.summary(name) for name in self.systems},
+            "groups": {name: self.groups(name) for name in self.systems},
             "rows": {name: [asdict(r) for r in rows] for name, rows in self.systems.items()},
         }
 
@@ -125,6 +143,18 @@ class EvalReport:
             row = self.summary(name)
             cells = [str(row[m]) if row[m] is not None else "–" for m in columns]
             lines.append(f"| {name} | {row['n']} | {row['failed']} | " + " | ".join(cells) + " |")
+        lines += [
+            "",
+            "| system | group | n | answer_match | precision_answering | evidence_recall |",
+            "|---|---|---|---|---|---|",
+        ]
+        for name in self.systems:
+            for group, g in self.groups(name).items():
+                cells = [
+                    str(g[m]) if g[m] is not None else "–"
+                    for m in ("n", "answer_match", "precision_answering", "evidence_recall")
+                ]
+                lines.append(f"| {name} | {group} | " + " | ".join(cells) + " |")
         return "\n".join(lines) + "\n"
 
 
