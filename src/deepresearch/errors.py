@@ -114,6 +114,14 @@ class QueueFullError(DeepResearchError):
     retry_after: int = 30
 
 
+class UnavailableError(DeepResearchError):
+    """A server the service depends on (the jobs database, the broker) cannot be reached now; the
+    request changed nothing and may be sent again after :attr:`retry_after` seconds."""
+
+    code = "unavailable"
+    retry_after: int = 5
+
+
 def error_classes() -> dict[str, type[DeepResearchError]]:
     """Every error class by its code (the base class included)."""
     found: dict[str, type[DeepResearchError]] = {}

@@ -161,6 +161,12 @@ class Event(BaseModel):
     data: dict[str, Any] = Field(
         default_factory=dict, description="The event's fields; see EVENT_DATA and docs/ARCHITECTURE.md."
     )
+    key: str | None = Field(
+        default=None,
+        exclude=True,
+        description="Names the graph step's write (its task, kind and ordinal), the same when a "
+        "resumed run does the step again, so a job stores it once; never sent.",
+    )
 
     @classmethod
     def numbered(cls, seq: int, payload: Mapping[str, Any]) -> Event:

@@ -54,72 +54,103 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class RedisServer:
+    """A redis-server on one port with no persistence: :meth:`stop` then :meth:`start` is a restart
+    that loses every key (and every broker message)."""
+
+    def __init__(self, data: Path) -> None:
+        self.port = free_port()
+        self.data = data
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
+        command += ["--save", "", "--appendonly", "no", "--dir", str(self.data)]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _wait_port(self.port, self.process, "redis-server")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(10)
+            self.process = None
+
+
+class PostgresServer:
+    """A PostgreSQL cluster (trust auth, fsync off) in ``data``: :meth:`stop` is a fast shutdown
+    (sessions ended, as in a restart), :meth:`start` brings it back on the same port."""
+
+    def __init__(self, data: Path) -> None:
+        bindir = postgres_bin()
+        assert bindir is not None, INSTALL
+        self.bindir = bindir
+        self.port = free_port()
+        self.data = data
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        self.process: subprocess.Popen[bytes] | None = None
+        _as_postgres_owner(data)
+        _run_as_postgres(
+            [str(bindir / "initdb"), "-D", str(data / "db"), "-A", "trust", "-U", "postgres"]
+            + ["--no-sync", "-E", "UTF8"]
+        )
+
+    def start(self) -> None:
+        options = (
+            f"-c listen_addresses=127.0.0.1 -c port={self.port} -c unix_socket_directories={self.data} "
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        )
+        command = [str(self.bindir / "postgres"), "-D", str(self.data / "db"), *options.split()]
+        self.process = subprocess.Popen(
+            _as_postgres(command), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        _wait_port(self.port, self.process, "postgres", timeout=60)
+        _wait_accepting(self.url, self.process)
+
+    def stop(self) -> None:
+        """A fast shutdown: open sessions are ended, as a restart ends pooled connections."""
+        if self.process is not None:
+            _run_as_postgres([str(self.bindir / "pg_ctl"), "-D", str(self.data / "db"), "-m", "fast", "stop"])
+            self.process.wait(20)
+            self.process = None
+
+
 @contextmanager
 def redis_server() -> Iterator[str]:
     """A throwaway redis-server; yields its URL."""
-    port = free_port()
+    with running_redis() as server:
+        yield server.url
+
+
+@contextmanager
+def running_redis() -> Iterator[RedisServer]:
     with tempfile.TemporaryDirectory(prefix="dr-redis-") as data:
-        command = [
-            "redis-server",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            data,
-        ]
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        server = RedisServer(Path(data))
+        server.start()
         try:
-            _wait_port(port, process, "redis-server")
-            yield f"redis://127.0.0.1:{port}/0"
+            yield server
         finally:
-            process.terminate()
-            process.wait(10)
+            server.stop()
 
 
 @contextmanager
 def postgres_server() -> Iterator[str]:
-    """A throwaway PostgreSQL cluster (trust auth, fsync off); yields the URL of its ``postgres`` db."""
-    bindir = postgres_bin()
-    assert bindir is not None, INSTALL
-    port = free_port()
+    """A throwaway PostgreSQL cluster; yields the URL of its ``postgres`` database."""
+    with running_postgres() as server:
+        yield server.url
+
+
+@contextmanager
+def running_postgres() -> Iterator[PostgresServer]:
     data = Path(tempfile.mkdtemp(prefix="dr-pg-"))
-    _as_postgres_owner(data)
-    _run_as_postgres(
-        [
-            str(bindir / "initdb"),
-            "-D",
-            str(data / "db"),
-            "-A",
-            "trust",
-            "-U",
-            "postgres",
-            "--no-sync",
-            "-E",
-            "UTF8",
-        ]
-    )
-    options = (
-        f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={data} "
-        "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
-    )
-    process = subprocess.Popen(
-        _as_postgres([str(bindir / "postgres"), "-D", str(data / "db"), *options.split()]),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
     try:
-        _wait_port(port, process, "postgres", timeout=60)
-        url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
-        _wait_accepting(url, process)
-        yield url
+        server = PostgresServer(data)
+        server.start()
+        try:
+            yield server
+        finally:
+            server.stop()
     finally:
-        process.terminate()
-        process.wait(20)
         shutil.rmtree(data, ignore_errors=True)
 
 

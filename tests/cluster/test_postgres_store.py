@@ -37,6 +37,18 @@ def test_events_are_numbered_without_gaps_when_many_threads_write(store: Postgre
     assert store.require(job.id).overrides == {"max_web_research_loops": 1}
 
 
+def test_an_event_whose_key_is_stored_is_not_stored_again(store: PostgresJobStore) -> None:
+    """What a step done again after a resume writes: the same keys, stored once, no gap."""
+    job = store.create("topic", overrides={})
+    sources = {"type": "sources", "task_id": 1, "data": {"round": 1}}
+    first = store.append_event(job.id, sources, time.time(), key="task-a:sources:1")
+    again = store.append_event(job.id, {**sources, "data": {"round": 9}}, time.time(), key="task-a:sources:1")
+    store.append_event(job.id, {"type": "status", "step": "resume", "data": {}}, time.time())
+    store.append_event(job.id, sources, time.time(), key="task-a:sources:2")
+    assert again == first and again.body["data"] == {"round": 1}
+    assert [(e.seq, e.type) for e in store.events(job.id)] == [(1, "sources"), (2, "status"), (3, "sources")]
+
+
 def test_a_job_is_finished_once_with_its_last_event(store: PostgresJobStore) -> None:
     job = store.create("topic", overrides={})
     done = {"type": "done", "step": "done", "data": {}}

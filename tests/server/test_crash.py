@@ -3,6 +3,7 @@ jobs that cannot resume are failed with the reason."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -65,6 +66,18 @@ def _answers(client: httpx.Client) -> bool:
         return False
 
 
+def assert_each_step_event_once(events: list[dict[str, Any]]) -> None:
+    """A step done again after a resume (it was in flight at the kill) stored its events once: no
+    two ``sources`` or ``task_status`` events say the same thing."""
+    said = [
+        (e["type"], e.get("task_id"), json.dumps(e["data"], sort_keys=True))
+        for e in events
+        if e["type"] in ("sources", "task_status")
+    ]
+    repeated = sorted({item[:2] for item in said if said.count(item) > 1}, key=str)
+    assert not repeated, f"stored twice after the resume: {repeated}"
+
+
 def _events(client: httpx.Client, job_id: str, **kwargs: Any) -> list[SseMessage]:
     with client.stream("GET", f"/tasks/{job_id}/events") as response:
         return read_events(response, **kwargs)
@@ -94,6 +107,7 @@ def test_kill_9_mid_run_then_restart_finishes_the_job(tmp_path: Path, home: Path
     resumed = after[len(before) :]
     assert any(e["type"] == "status" and e.get("step") == "resume" for e in resumed)
     assert [e["type"] for e in after].count("todo_list") == 1
+    assert_each_step_event_once(after)
     assert after[-1]["type"] == "done"
     run_dirs = {e["data"]["run_dir"] for e in after if e["type"] == "status" and "run_dir" in e["data"]}
     assert len(run_dirs) == 1 and (Path(run_dirs.pop()) / "report.md").is_file()
@@ -171,7 +185,7 @@ def test_queued_jobs_survive_a_restart(serve: Serve, home: Path) -> None:
     assert view["result"]["rounds"] == 1
 
 
-@pytest.mark.parametrize("version", [0, 1, 2, 3])
+@pytest.mark.parametrize("version", [0, 1, 2, 3, 4])
 def test_migrations_are_numbered_and_idempotent(tmp_path: Path, version: int) -> None:
     import sqlite3
 
@@ -181,7 +195,7 @@ def test_migrations_are_numbered_and_idempotent(tmp_path: Path, version: int) ->
     old = JobStore(path)
     old.close()
     store = JobStore(path)
-    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 3
+    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 4
     columns = {row[1] for row in store._conn.execute("PRAGMA table_info(jobs)")}
     assert {"cancel_requested", "review_plan", "plan_decision"} <= columns
     store.close()

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, get_type_hints
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Send
+from langgraph.runtime import Runtime
+from langgraph.types import Send, StreamWriter
 
 from deepresearch.domain import TodoItem
 from deepresearch.graph.context import ResearchContext
@@ -20,6 +24,7 @@ from deepresearch.graph.review import review_plan
 from deepresearch.graph.state import RoutedState, TaskInput
 
 ResearchGraph = CompiledStateGraph[RoutedState, ResearchContext, RoutedState, RoutedState]
+Node = Callable[[Any, Runtime[ResearchContext]], dict[str, Any]]
 
 
 def build_graph(checkpointer: BaseCheckpointSaver[str] | None = None) -> ResearchGraph:
@@ -28,14 +33,14 @@ def build_graph(checkpointer: BaseCheckpointSaver[str] | None = None) -> Researc
     On the critical path, model calls only: one for role and plan, per round the summaries (in
     parallel) and the judge (whose answer carries the next round's queries), then the report."""
     graph = StateGraph(RoutedState, context_schema=ResearchContext)
-    graph.add_node("plan", plan_research)
-    graph.add_node("review_plan", review_plan)
-    graph.add_node("search_task", search_task)  # type: ignore[call-overload,arg-type,unused-ignore]
+    _add(graph, "plan", plan_research)
+    _add(graph, "review_plan", review_plan)
+    _add(graph, "search_task", search_task)
     graph.add_node("gather", gather)
-    graph.add_node("summarize_task", summarize_task)  # type: ignore[call-overload,arg-type,unused-ignore]
-    graph.add_node("judge", judge)
-    graph.add_node("requery", requery)
-    graph.add_node("write_report", write_report)
+    _add(graph, "summarize_task", summarize_task)
+    _add(graph, "judge", judge)
+    _add(graph, "requery", requery)
+    _add(graph, "write_report", write_report)
     graph.add_edge(START, "plan")
     graph.add_edge("plan", "review_plan")
     graph.add_conditional_edges("review_plan", fan_out_search, ["search_task", "write_report"])
@@ -46,6 +51,45 @@ def build_graph(checkpointer: BaseCheckpointSaver[str] | None = None) -> Researc
     graph.add_conditional_edges("requery", fan_out_search, ["search_task", "write_report"])
     graph.add_edge("write_report", END)
     return graph.compile(checkpointer=checkpointer)
+
+
+def _add(
+    graph: StateGraph[RoutedState, ResearchContext, RoutedState, RoutedState], name: str, node: Node
+) -> None:
+    graph.add_node(name, keyed(node), input_schema=_input_schema(node))
+
+
+def keyed(node: Node) -> Node:
+    """``node`` with a ``key`` on every event it writes: its task's id (LangGraph derives it from
+    the checkpoint the step started from, so a step run again after a resume has the same one),
+    the event's type and its ordinal among the task's events of that type. A job stores each key
+    once (see :meth:`deepresearch.jobs.base.JobStoreLike.append_event`)."""
+
+    def run(state: Any, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+        info = runtime.execution_info
+        if info is None:
+            return node(state, runtime)
+        return node(state, runtime.override(stream_writer=_keyed_writer(runtime.stream_writer, info.task_id)))
+
+    return run
+
+
+def _keyed_writer(write: StreamWriter, task_id: str) -> StreamWriter:
+    counts: Counter[str] = Counter()
+
+    def stamped(chunk: Any) -> None:
+        kind = str(chunk.get("type"))
+        counts[kind] += 1
+        write({**chunk, "key": f"{task_id}:{kind}:{counts[kind]}"})
+
+    return stamped
+
+
+def _input_schema(node: Node) -> Any:
+    """The type of ``node``'s first parameter: what LangGraph reads its input as (it would infer
+    it from the node itself; :func:`keyed` hides the annotation)."""
+    first = next(iter(inspect.signature(node).parameters))
+    return get_type_hints(node)[first]
 
 
 def fan_out_search(state: RoutedState) -> list[Send] | str:

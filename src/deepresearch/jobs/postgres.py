@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
-from deepresearch.errors import ConfigurationError, DeepResearchError
+from deepresearch.errors import ConfigurationError, DeepResearchError, UnavailableError
 from deepresearch.jobs.base import JobStoreLike
 from deepresearch.jobs.store import (
     UNFINISHED,
@@ -73,9 +73,17 @@ MIGRATIONS: tuple[str, ...] = (
     "ALTER TABLE jobs ADD COLUMN requeue_at TIMESTAMPTZ",
     # 3: plan review: the job stops at ``awaiting_review`` and resumes with the stored decision.
     "ALTER TABLE jobs ADD COLUMN review_plan BOOLEAN NOT NULL DEFAULT FALSE, ADD COLUMN plan_decision TEXT",
+    # 4: an event a graph step writes carries a key (its task, kind and ordinal), stored once: a
+    # step run again after a resume writes nothing twice.
+    """
+    ALTER TABLE job_events ADD COLUMN key TEXT;
+    CREATE UNIQUE INDEX job_events_by_key ON job_events (job_id, key);
+    """,
 )
-REQUEUE_LEASES = 4
-"""A queued job no worker has taken within this many lease periods is sent to the broker again."""
+REQUEUE_LEASES = 0.5
+"""How often, in lease periods, the keepers look for queued jobs whose broker message is missing."""
+POOL_WAIT_SECONDS = 5.0
+"""How long a request waits for a database connection before it is answered 503 (unavailable)."""
 FIX = (
     "set DATABASE_URL to a reachable PostgreSQL database, e.g. postgresql://user:pass@host:5432/deepresearch"
 )
@@ -94,7 +102,15 @@ def connection_pool(url: str, *, max_size: int = 10) -> ConnectionPool:
     except psycopg.Error as exc:
         raise ConfigurationError(f"cannot connect to PostgreSQL: {_clean(exc)}; {FIX}") from None
     kwargs = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
-    return ConnectionPool(url, min_size=1, max_size=max_size, kwargs=kwargs, open=True)
+    return ConnectionPool(
+        url,
+        min_size=1,
+        max_size=max_size,
+        kwargs=kwargs,
+        open=True,
+        check=ConnectionPool.check_connection,
+        timeout=POOL_WAIT_SECONDS,
+    )
 
 
 MIGRATION_WAIT_SECONDS = 300.0
@@ -177,17 +193,29 @@ class PostgresJobStore(JobStoreLike):
         self.pool.close()
 
     @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection (checked before use: one a restart closed is replaced); a database
+        that cannot be reached, or went away mid-statement, is :class:`UnavailableError`."""
+        import psycopg
+
+        try:
+            with self.pool.connection() as conn:
+                yield conn
+        except psycopg.OperationalError as exc:
+            raise UnavailableError(f"the jobs database cannot be reached now: {_clean(exc)}") from exc
+
+    @contextmanager
     def _tx(self) -> Iterator[psycopg.Connection[Any]]:
-        with self.pool.connection() as conn, conn.transaction():
+        with self._connection() as conn, conn.transaction():
             yield conn
 
     def _one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
-        with self.pool.connection() as conn:
+        with self._connection() as conn:
             row = conn.execute(sql, args).fetchone()
         return cast("dict[str, Any] | None", row)
 
     def _all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        with self.pool.connection() as conn:
+        with self._connection() as conn:
             return cast("list[dict[str, Any]]", conn.execute(sql, args).fetchall())
 
     def create(
@@ -200,6 +228,10 @@ class PostgresJobStore(JobStoreLike):
             (job_id, topic, dry_run, json.dumps(overrides), utc_now(), self.requeue_seconds, review_plan),
         )
         return self.require(job_id)
+
+    def discard(self, job_id: str) -> None:
+        """Delete a job that was never queued (its broker refused it), with its events."""
+        self._one("DELETE FROM jobs WHERE id = %s AND status = 'queued' RETURNING id", (job_id,))
 
     def get(self, job_id: str) -> JobRow | None:
         if not storable(job_id):
@@ -273,9 +305,9 @@ class PostgresJobStore(JobStoreLike):
         return self.lease_seconds * REQUEUE_LEASES
 
     def requeue_stranded(self) -> list[str]:
-        """The queued jobs no worker has taken for :data:`REQUEUE_LEASES` lease periods (their
-        broker message was never sent, or was lost); each is returned to one caller, who queues it
-        again. A second delivery of a job that is already taken is a no-op."""
+        """The queued jobs no worker has taken for :data:`REQUEUE_LEASES` of a lease period, each
+        returned to one caller per period, who sends it again if its broker message is missing
+        (never sent, or lost with a Redis restart). A second delivery of a taken job is a no-op."""
         rows = self._all(
             "UPDATE jobs SET requeue_at = now() + make_interval(secs => %s) "
             "WHERE status = 'queued' AND dry_run = FALSE AND requeue_at < now() RETURNING id",
@@ -341,9 +373,13 @@ class PostgresJobStore(JobStoreLike):
             ).fetchone()
             return _insert_event(conn, job_id, event, now) if row else None
 
-    def append_event(self, job_id: str, event: dict[str, Any], now: float) -> StoredEvent:
+    def append_event(
+        self, job_id: str, event: dict[str, Any], now: float, *, key: str | None = None
+    ) -> StoredEvent:
+        """The job's next event; an event whose ``key`` is stored already is not stored again (the
+        stored one is returned)."""
         with self._tx() as conn:
-            return _insert_event(conn, job_id, event, now)
+            return _insert_event(conn, job_id, event, now, key)
 
     def events(self, job_id: str, *, after: int = 0, limit: int = 500) -> list[StoredEvent]:
         if not storable(job_id):
@@ -370,18 +406,22 @@ def storable(text: str) -> bool:
 
 
 def _insert_event(
-    conn: psycopg.Connection[Any], job_id: str, event: dict[str, Any], now: float
+    conn: psycopg.Connection[Any], job_id: str, event: dict[str, Any], now: float, key: str | None = None
 ) -> StoredEvent:
-    row = conn.execute(
-        "UPDATE jobs SET last_seq = last_seq + 1 WHERE id = %s RETURNING last_seq", (job_id,)
-    ).fetchone()
+    """Under the job row's lock: the next ``seq``, unless an event with ``key`` is stored already."""
+    row = conn.execute("SELECT last_seq FROM jobs WHERE id = %s FOR UPDATE", (job_id,)).fetchone()
     if row is None:
         raise KeyError(job_id)
-    body = {**event, "seq": int(row["last_seq"])}
-    conn.execute(
-        "INSERT INTO job_events (job_id, seq, type, body, created_at) VALUES (%s, %s, %s, %s, %s)",
-        (job_id, body["seq"], body["type"], json.dumps(body, ensure_ascii=False), now),
-    )
+    body = {**event, "seq": int(row["last_seq"]) + 1}
+    inserted = conn.execute(
+        "INSERT INTO job_events (job_id, seq, type, body, created_at, key) VALUES (%s, %s, %s, %s, %s, %s) "
+        "ON CONFLICT (job_id, key) DO NOTHING RETURNING seq",
+        (job_id, body["seq"], body["type"], json.dumps(body, ensure_ascii=False), now, key),
+    ).fetchone()
+    if inserted is None:
+        stored = conn.execute("SELECT * FROM job_events WHERE job_id = %s AND key = %s", (job_id, key))
+        return event_from_row(cast("dict[str, Any]", stored.fetchone()))
+    conn.execute("UPDATE jobs SET last_seq = %s WHERE id = %s", (body["seq"], job_id))
     return StoredEvent(job_id, body["seq"], body["type"], body, now)
 
 

@@ -138,7 +138,7 @@ class JobRunner:
             self.fail(job.id, self.service.redactor.text(str(exc)), exc.code)
             return
         for item in events:
-            if not self._handle(job, item.as_dict()):
+            if not self._handle(job, item.as_dict(), item.key):
                 return
 
     def _durability(self, job: JobRow) -> Durability | None:
@@ -152,8 +152,9 @@ class JobRunner:
             decision=job.plan_decision,
         )
 
-    def _handle(self, job: JobRow, event: dict[str, Any]) -> bool:
-        """Store one event and finish the job on ``done``/``error``; False stops the run's loop."""
+    def _handle(self, job: JobRow, event: dict[str, Any], key: str | None = None) -> bool:
+        """Store one event (once per ``key``: a step done again after a resume repeats its events)
+        and finish the job on ``done``/``error``; False stops the run's loop."""
         event = self.service.redactor.data(event)
         data = event.get("data", {})
         if event["type"] == "error" and data.get("cancelled") and job.id in self._lost:
@@ -177,7 +178,7 @@ class JobRunner:
             status: JobStatus = "cancelled" if data.get("cancelled") else "failed"
             self.finish(job.id, status, event, error=data.get("message", "research failed"))
         else:
-            self.append(job.id, event)
+            self.append(job.id, event, key=key)
         if event["type"] == "status" and data.get("run_dir") and not job.run_dir:
             self.store.set_run_dir(job.id, data["run_dir"])
         return event["type"] not in ("done", "error")
@@ -186,8 +187,8 @@ class JobRunner:
         """Stopped by the process shutting down (the job resumes later), not by its user."""
         return self.stopping.is_set() and not self.store.require(job_id).cancel_requested
 
-    def append(self, job_id: str, event: dict[str, Any]) -> StoredEvent:
-        stored = self.store.append_event(job_id, event, time.time())
+    def append(self, job_id: str, event: dict[str, Any], *, key: str | None = None) -> StoredEvent:
+        stored = self.store.append_event(job_id, event, time.time(), key=key)
         self.publish(stored)
         return stored
 

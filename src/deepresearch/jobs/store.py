@@ -72,6 +72,12 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE jobs ADD COLUMN review_plan INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE jobs ADD COLUMN plan_decision TEXT;
     """,
+    # 4: an event a graph step writes carries a key (its task, kind and ordinal), stored once: a
+    # step run again after a resume writes nothing twice.
+    """
+    ALTER TABLE job_events ADD COLUMN key TEXT;
+    CREATE UNIQUE INDEX job_events_by_key ON job_events (job_id, key);
+    """,
 )
 
 
@@ -254,21 +260,28 @@ class JobStore(JobStoreLike):
             )
             return self._insert_event(db, job_id, event, now) if cur.rowcount == 1 else None
 
-    def append_event(self, job_id: str, event: dict[str, Any], now: float) -> StoredEvent:
-        """Store ``event`` as the job's next event (its ``seq`` is replaced by the job's)."""
+    def append_event(
+        self, job_id: str, event: dict[str, Any], now: float, *, key: str | None = None
+    ) -> StoredEvent:
+        """Store ``event`` as the job's next event (its ``seq`` is replaced by the job's); an event
+        whose ``key`` is stored already is not stored again (the stored one is returned)."""
         with self._tx() as db:
-            return self._insert_event(db, job_id, event, now)
+            return self._insert_event(db, job_id, event, now, key)
 
     def _insert_event(
-        self, db: sqlite3.Connection, job_id: str, event: dict[str, Any], now: float
+        self, db: sqlite3.Connection, job_id: str, event: dict[str, Any], now: float, key: str | None = None
     ) -> StoredEvent:
         row = db.execute("SELECT COALESCE(MAX(seq), 0) FROM job_events WHERE job_id = ?", (job_id,))
         seq = int(row.fetchone()[0]) + 1
         body = {**event, "seq": seq}
-        db.execute(
-            "INSERT INTO job_events (job_id, seq, type, body, created_at) VALUES (?, ?, ?, ?, ?)",
-            (job_id, seq, body["type"], json.dumps(body, ensure_ascii=False), now),
+        cur = db.execute(
+            "INSERT OR IGNORE INTO job_events (job_id, seq, type, body, created_at, key) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (job_id, seq, body["type"], json.dumps(body, ensure_ascii=False), now, key),
         )
+        if cur.rowcount == 0:
+            stored = db.execute("SELECT * FROM job_events WHERE job_id = ? AND key = ?", (job_id, key))
+            return event_from_row(stored.fetchone())
         return StoredEvent(job_id, seq, body["type"], body, now)
 
     def events(self, job_id: str, *, after: int = 0, limit: int = 500) -> list[StoredEvent]:

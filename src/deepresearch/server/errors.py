@@ -21,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from deepresearch.errors import DeepResearchError, QueueFullError
+from deepresearch.errors import DeepResearchError, QueueFullError, UnavailableError
 from deepresearch.service import Redactor
 
 logger = logging.getLogger(__name__)
@@ -40,6 +40,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "not_found": 404,
     "conflict": 409,
     "queue_full": 429,
+    "unavailable": 503,
 }
 """HTTP status per error code. ``499`` is nginx's "client closed request": the run was cancelled."""
 
@@ -79,7 +80,9 @@ def install_error_handlers(app: FastAPI, redactor: Redactor) -> None:
         body: dict[str, Any] = {"detail": redactor.text(str(exc)), "code": exc.code}
         if exc.run_id:
             body["run_id"] = exc.run_id
-        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, QueueFullError) else None
+        headers = None
+        if isinstance(exc, (QueueFullError, UnavailableError)):
+            headers = {"Retry-After": str(exc.retry_after)}
         return json_response(status_for(exc), body, headers)
 
     async def invalid(request: Request, exc: Exception) -> Response:
