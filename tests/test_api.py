@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -82,16 +81,16 @@ def test_task_concurrency_bounds_parallel_searches(settings: Settings, local_sea
         task_concurrency=1,
     )
     assert tracker.peak == 1
-    tracker.peak = 0
+    meeting = _ConcurrencyTracker(local_search, meet=True)
     research(
         QUESTION,
         settings=settings,
         model=ScriptedModel({"plan": plan}),
-        search=tracker,
+        search=meeting,
         max_web_research_loops=1,
         task_concurrency=4,
     )
-    assert tracker.peak > 1
+    assert meeting.peak > 1
 
 
 def test_old_run_folders_are_removed_and_notes_kept(settings: Settings, local_search: LocalSearch) -> None:
@@ -137,17 +136,24 @@ def test_with_nothing_indexed_the_demo_corpus_gets_its_own_index(settings: Setti
 
 
 class _ConcurrencyTracker(SearchBackend):
+    """Counts searches in flight. With ``meet``, a search waits (up to 30 s) until a second one is
+    in flight, so overlap shows however slowly the threads run."""
+
     name = "tracker"
 
-    def __init__(self, inner: LocalSearch) -> None:
-        self.inner, self.active, self.peak = inner, 0, 0
-        self.lock = threading.Lock()
+    def __init__(self, inner: LocalSearch, *, meet: bool = False) -> None:
+        self.inner, self.meet, self.active, self.peak = inner, meet, 0, 0
+        self.state = threading.Condition()
 
     def search(self, query: str, *, limit: int = 5) -> list[SearchHit]:
-        with self.lock:
+        with self.state:
             self.active += 1
             self.peak = max(self.peak, self.active)
-        time.sleep(0.05)
-        with self.lock:
-            self.active -= 1
-        return self.inner.search(query, limit=limit)
+            self.state.notify_all()
+            if self.meet:
+                self.state.wait_for(lambda: self.peak > 1, timeout=30)
+        try:
+            return self.inner.search(query, limit=limit)
+        finally:
+            with self.state:
+                self.active -= 1

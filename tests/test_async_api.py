@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from contextlib import aclosing
 from pathlib import Path
@@ -14,35 +15,49 @@ import pytest
 from deepresearch import InvalidQuestionError, Settings, aresearch, aresearch_stream
 from deepresearch.events import Event
 from deepresearch.llm.testing import ScriptedModel
+from deepresearch.search.base import SearchBackend, SearchHit
 from deepresearch.search.local import LocalSearch
 
 from .conftest import QUESTION
 
 
+class _WaitsForTheLoop(SearchBackend):
+    """Searches only once the event loop has run a task of its own: a run that blocked the loop
+    would wait here in vain (up to 30 s) and record it."""
+
+    name = "waits-for-the-loop"
+
+    def __init__(self, inner: LocalSearch, loop_ran: threading.Event) -> None:
+        self.inner, self.loop_ran = inner, loop_ran
+        self.saw_the_loop: list[bool] = []
+
+    def search(self, query: str, *, limit: int = 5) -> list[SearchHit]:
+        self.saw_the_loop.append(self.loop_ran.wait(timeout=30))
+        return self.inner.search(query, limit=limit)
+
+
 def test_aresearch_returns_the_result_while_the_loop_keeps_running(
     settings: Settings, local_search: LocalSearch
 ) -> None:
-    async def main() -> tuple[object, int, list[str]]:
-        ticks = 0
-        seen: list[str] = []
+    loop_ran = threading.Event()
+    search = _WaitsForTheLoop(local_search, loop_ran)
+    seen: list[str] = []
 
-        async def tick() -> None:
-            nonlocal ticks
-            while True:
-                await asyncio.sleep(0.01)
-                ticks += 1
+    async def main() -> object:
+        async def beat() -> None:
+            loop_ran.set()
 
-        ticker = asyncio.create_task(tick())
+        beating = asyncio.create_task(beat())
         result = await aresearch(
-            QUESTION, settings=settings, model=ScriptedModel(delay=0.05), search=local_search,
+            QUESTION, settings=settings, model=ScriptedModel(), search=search,
             max_web_research_loops=1, on_event=lambda e: seen.append(e.type),
         )  # fmt: skip
-        ticker.cancel()
-        return result, ticks, seen
+        await beating
+        return result
 
-    result, ticks, seen = asyncio.run(main())
+    result = asyncio.run(main())
     assert result.report_markdown.startswith("#") and result.rounds == 1  # type: ignore[attr-defined]
-    assert ticks > 5, "the event loop ran while the research did"
+    assert search.saw_the_loop and all(search.saw_the_loop), "the event loop ran while the research did"
     assert seen[0] == "status" and seen[-1] == "done" and "todo_list" in seen
 
 

@@ -20,7 +20,8 @@ class Route:
 
 class FixtureServer:
     """Serves ``routes`` (path → :class:`Route`); counts requests per path and tracks how many
-    requests of each path are in flight at once. ``stop`` releases handlers that wait on it."""
+    requests of each path are in flight at once (:meth:`wait_overlap` waits for a number of them).
+    ``stop`` releases handlers that wait on it."""
 
     def __init__(self, routes: dict[str, Route]) -> None:
         self.routes = routes
@@ -29,7 +30,7 @@ class FixtureServer:
         self.max_in_flight: dict[str, int] = {}
         self.bytes_sent: dict[str, int] = {}
         self.stop = threading.Event()
-        self._lock = threading.Lock()
+        self._changed = threading.Condition()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -51,17 +52,25 @@ class FixtureServer:
         self._httpd.server_close()
 
     def enter(self, path: str) -> None:
-        with self._lock:
+        with self._changed:
             self.hits[path] = self.hits.get(path, 0) + 1
             self.in_flight[path] = self.in_flight.get(path, 0) + 1
             self.max_in_flight[path] = max(self.max_in_flight.get(path, 0), self.in_flight[path])
+            self._changed.notify_all()
+
+    def wait_overlap(self, path: str, count: int, timeout: float = 30.0) -> bool:
+        """Whether ``count`` requests of ``path`` were in flight at once, waiting up to ``timeout``
+        for it: a handler that waits here holds its request open until that many have come,
+        however slowly the client's threads run."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self.max_in_flight.get(path, 0) >= count, timeout)
 
     def leave(self, path: str) -> None:
-        with self._lock:
+        with self._changed:
             self.in_flight[path] -= 1
 
     def sent(self, path: str, size: int) -> None:
-        with self._lock:
+        with self._changed:
             self.bytes_sent[path] = self.bytes_sent.get(path, 0) + size
 
 

@@ -188,7 +188,7 @@ def test_real_user_agent_is_sent(site: FixtureServer) -> None:
 
 def test_per_host_concurrency_is_bounded(site: FixtureServer) -> None:
     def slowish(handler) -> None:  # type: ignore[no-untyped-def]
-        time.sleep(0.2)
+        site.wait_overlap("/slowish.html", 2)
         handler.wfile.write(b"<html><body><p>one of many pages with some text</p></body></html>")
 
     site.routes["/slowish.html"] = Route(slowish, headers={"Content-Type": "text/html"})
@@ -246,7 +246,7 @@ def test_async_fetch_raises_fetch_error(site: FixtureServer) -> None:
 
 def test_one_fetcher_holds_its_per_host_limit_across_threads(site: FixtureServer) -> None:
     def slowish(handler) -> None:  # type: ignore[no-untyped-def]
-        time.sleep(0.2)
+        site.wait_overlap("/shared.html", 2)
         handler.wfile.write(b"<html><body><p>one of many pages read by two tasks</p></body></html>")
 
     site.routes["/shared.html"] = Route(slowish, headers={"Content-Type": "text/html"})

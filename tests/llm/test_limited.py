@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 from deepresearch.limits import call_slots
@@ -12,24 +11,42 @@ from deepresearch.llm.limited import LimitedModel
 from deepresearch.llm.testing import FunctionModel
 from deepresearch.settings import Settings
 
+WAIT = 30.0
+
 
 def test_calls_beyond_the_limit_wait_for_a_free_slot() -> None:
-    lock = threading.Lock()
-    inside, most = 0, 0
+    """Each call stays in the model until the test lets one go, so the calls that wait for a slot
+    are seen waiting however slowly the threads run."""
+    state = threading.Condition()
+    release = threading.Semaphore(0)
+    entered, inside, most = 0, 0, 0
 
     def answer(_: object) -> str:
-        nonlocal inside, most
-        with lock:
-            inside += 1
+        nonlocal entered, inside, most
+        with state:
+            entered, inside = entered + 1, inside + 1
             most = max(most, inside)
-        time.sleep(0.05)
-        with lock:
+            state.notify_all()
+        release.acquire(timeout=WAIT)
+        with state:
             inside -= 1
         return "ok"
 
+    def wait_entered(count: int) -> int:
+        with state:
+            assert state.wait_for(lambda: entered >= count, timeout=WAIT)
+            return inside
+
     settings = Settings.load({"llm_max_concurrency": 2})
     model = LimitedModel(FunctionModel(answer), call_slots("test-llm", 2, settings, hold_seconds=60))
-    with ThreadPoolExecutor(6) as pool:
-        texts = list(pool.map(lambda _: model.complete([Message("user", "hi")]).text, range(12)))
-    assert texts == ["ok"] * 12
+    with ThreadPoolExecutor(4) as pool:
+        calls = [pool.submit(lambda: model.complete([Message("user", "hi")]).text) for _ in range(4)]
+        try:
+            assert wait_entered(2) == 2
+            release.release()
+            assert wait_entered(3) == 2, "the third call got in only when the first left"
+        finally:
+            release.release(4)
+        texts = [call.result(timeout=WAIT) for call in calls]
+    assert texts == ["ok"] * 4
     assert most == 2

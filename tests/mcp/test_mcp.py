@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
@@ -24,7 +25,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import TextContent, TextResourceContents
 
 from deepresearch.index.store import DocumentIndex
+from deepresearch.llm.base import Completion, ModelCall
 from deepresearch.llm.testing import ScriptedModel
+from deepresearch.llm.wrapper import ModelWrapper
 from deepresearch.search.local import LocalSearch
 from deepresearch.server import ServerOptions, create_app
 from deepresearch.settings import Settings
@@ -38,16 +41,33 @@ TOOLS = {"research", "start_research", "research_status", "get_report", "search_
 TOKEN = "mcp-test-token-0123456789"
 
 
+class HeldModel(ModelWrapper):
+    """The scripted model, each call held until ``release`` is set (at most 60 s): runs stay in
+    flight for as long as a test needs, however slowly the machine runs."""
+
+    def __init__(self) -> None:
+        super().__init__(ScriptedModel())
+        self.release = threading.Event()
+
+    def on_complete(self, call: ModelCall) -> Completion:
+        self.release.wait(60)
+        return super().on_complete(call)
+
+
 def run(main: Callable[[], Awaitable[None]]) -> None:
     anyio.run(main)
 
 
-async def research_with_progress(client: Client) -> tuple[dict[str, Any], list[tuple[float, str]]]:
+async def research_with_progress(
+    client: Client, heard: Callable[[str], None] = lambda _: None
+) -> tuple[dict[str, Any], list[tuple[float, str]]]:
+    """The answer of a ``research`` call and its progress; ``heard`` gets each message as it comes."""
     seen: list[tuple[float, str]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         assert total == 1.0, "progress comes with its total"
         seen.append((progress, message or ""))
+        heard(message or "")
 
     result = await client.call_tool(
         "research", {"question": QUESTION, "max_rounds": 1}, progress_callback=on_progress
@@ -188,19 +208,27 @@ def test_mcp_and_http_runs_take_their_slots_from_one_gate(tmp_path: Path, index_
     limits = {"max_concurrent_jobs": 1, "max_queued_jobs": 1}
     settings = Settings.load({"deepresearch_home": tmp_path / "home", "api_token": TOKEN, **limits})
     index = DocumentIndex(index_path)
-    app = create_app(settings, model=ScriptedModel(delay=1.0), search=LocalSearch(index))
+    model = HeldModel()
+    app = create_app(settings, model=model, search=LocalSearch(index))
     outcomes: list[str] = []
     http_status: list[int] = []
+    four_refused = anyio.Event()
 
     async def one(client: Client) -> None:
         result = await client.call_tool("research", {"question": QUESTION, "max_rounds": 1})
         outcomes.append(text_of(result.content) if result.is_error else "ok")
+        if sum(o != "ok" for o in outcomes) == 4:
+            four_refused.set()
 
     async def over_http(url: str) -> None:
-        await anyio.sleep(0.5)
-        async with httpx.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http:
-            response = await http.post(url + "/research", json={"topic": QUESTION})
-            http_status.append(response.status_code)
+        try:
+            with anyio.fail_after(60):
+                await four_refused.wait()
+            async with httpx.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http:
+                response = await http.post(url + "/research", json={"topic": QUESTION})
+                http_status.append(response.status_code)
+        finally:
+            model.release.set()
 
     async def main(server: LiveServer) -> None:
         async with http_client(server) as client, anyio.create_task_group() as group:
@@ -226,11 +254,16 @@ def test_a_long_step_still_reports_progress(
     monkeypatch.setattr(mcp_server._ProgressRelay, "KEEP_ALIVE_SECONDS", 0.2)
     settings = Settings.load({"deepresearch_home": tmp_path / "home", "api_token": TOKEN})
     index = DocumentIndex(index_path)
-    app = create_app(settings, model=ScriptedModel(delay=0.8), search=LocalSearch(index))
+    model = HeldModel()
+    app = create_app(settings, model=model, search=LocalSearch(index))
+
+    def heard(message: str) -> None:
+        if "still working" in message:
+            model.release.set()
 
     async def main(server: LiveServer) -> list[tuple[float, str]]:
         async with http_client(server) as client:
-            return (await research_with_progress(client))[1]
+            return (await research_with_progress(client, heard))[1]
 
     with LiveServer(app) as server:
         seen: list[tuple[float, str]] = []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import threading
-import time
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 
@@ -169,35 +168,60 @@ def test_rate_limited_error_is_a_search_error() -> None:
     assert isinstance(error, SearchError) and error.retry_after == 3.0
 
 
+class _Parked(SearchBackend):
+    """Searches that stay in flight until the test lets them go (``release``); counted."""
+
+    name = "parked"
+
+    def __init__(self) -> None:
+        self.state = threading.Condition()
+        self.release = threading.Semaphore(0)
+        self.entered = self.inside = self.most = 0
+
+    def search(self, query: str, *, limit: int = 5) -> list[SearchHit]:
+        with self.state:
+            self.entered, self.inside = self.entered + 1, self.inside + 1
+            self.most = max(self.most, self.inside)
+            self.state.notify_all()
+        self.release.acquire(timeout=30)
+        with self.state:
+            self.inside -= 1
+        return []
+
+    def in_flight_once(self, entered: int) -> int:
+        """How many are in flight once ``entered`` searches have begun."""
+        with self.state:
+            assert self.state.wait_for(lambda: self.entered >= entered, timeout=30)
+            return self.inside
+
+
+def _start(backend: SearchBackend, count: int) -> list[threading.Thread]:
+    threads = [threading.Thread(target=backend.search, args=(f"q{i}",)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
 def test_max_parallel_lets_one_call_in_at_a_time() -> None:
-    inside, most = 0, 0
-    lock = threading.Lock()
+    parked = _Parked()
+    threads = _start(Throttled(parked, max_parallel=1), 4)
+    try:
+        assert parked.in_flight_once(1) == 1
+        parked.release.release()
+        assert parked.in_flight_once(2) == 1, "the second began only when the first ended"
+    finally:
+        parked.release.release(4)
+        for thread in threads:
+            thread.join()
+    assert parked.most == 1
 
-    class Slow(SearchBackend):
-        name = "slow"
 
-        def search(self, query: str, *, limit: int = 5) -> list[SearchHit]:
-            nonlocal inside, most
-            with lock:
-                inside += 1
-                most = max(most, inside)
-            time.sleep(0.02)
-            with lock:
-                inside -= 1
-            return []
-
-    throttled = Throttled(Slow(), max_parallel=1)
-    threads = [threading.Thread(target=throttled.search, args=(f"q{i}",)) for i in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert most == 1
-    unbounded = Throttled(Slow())
-    most = 0
-    threads = [threading.Thread(target=unbounded.search, args=(f"q{i}",)) for i in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert most > 1
+def test_without_max_parallel_calls_overlap() -> None:
+    parked = _Parked()
+    threads = _start(Throttled(parked), 4)
+    try:
+        assert parked.in_flight_once(4) == 4
+    finally:
+        parked.release.release(4)
+        for thread in threads:
+            thread.join()

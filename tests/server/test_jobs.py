@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -161,10 +160,7 @@ def test_expired_run_folders_are_cleaned_on_schedule(serve: Serve, home: Path) -
     old = store.create("old question", now=datetime.now(timezone.utc) - timedelta(days=30))
     fresh = store.create("fresh question")
     serve(research_run_retention_days=7, options=ServerOptions(retention_interval_seconds=0.2))
-    deadline = time.monotonic() + 10
-    while old.path.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not old.path.exists()
+    wait_for(lambda: not old.path.exists(), timeout=20)
     assert fresh.path.exists()
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import httpx
@@ -101,7 +100,8 @@ def test_client_disconnect_cancels_the_run(serve: Serve) -> None:
         calls_at_cancel = len(model.calls)
         assert json.loads((run_dir / "error.json").read_text())["cancelled"] is True
         assert not (run_dir / "report.md").exists()
-        time.sleep(1.0)
+        gate = server.app.state.service.gate
+        wait_for(lambda: gate.count == 0, timeout=20)
     assert "report" not in model.steps()
     assert len(model.calls) == calls_at_cancel
 
