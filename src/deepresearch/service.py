@@ -119,14 +119,14 @@ class Service:
             raise ConfigurationError(self.redactor.text(str(exc))) from None
 
     def check_topic(self, topic: str, settings: Settings) -> str:
-        """The topic with whitespace collapsed; :class:`InvalidQuestionError` when empty or
-        longer than MAX_QUESTION_CHARS."""
+        """The topic with whitespace collapsed; :class:`InvalidQuestionError` when empty or, as
+        sent, longer than MAX_QUESTION_CHARS (the limit the OpenAPI schema states as maxLength)."""
         cleaned = " ".join(_CONTROL.sub(" ", topic).split())
         if not cleaned:
             raise InvalidQuestionError("the topic is empty")
-        if len(cleaned) > settings.max_question_chars:
+        if len(topic) > settings.max_question_chars:
             raise InvalidQuestionError(
-                f"the topic is {len(cleaned)} characters; the limit is {settings.max_question_chars} "
+                f"the topic is {len(topic)} characters; the limit is {settings.max_question_chars} "
                 "(MAX_QUESTION_CHARS)"
             )
         return cleaned

@@ -146,6 +146,10 @@ def test_body_over_the_limit_is_413(serve: Serve) -> None:
         ("/research", {"topic": "   "}, "topic is empty"),
         ("/tasks", {"topic": ""}, "topic"),
         ("/tasks", {"topic": "q" * 60}, "the limit is 40"),
+        ("/tasks", {"topic": "  " + "q" * 39}, "the limit is 40"),
+        ("/tasks", {"topic": TOPIC, "dry_run": 0}, "dry_run"),
+        ("/tasks", {"topic": TOPIC, "overrides": {"max_results_per_query": "3"}}, "max_results_per_query"),
+        ("/research", {"topic": TOPIC, "fetch_full_page": 0}, "fetch_full_page"),
         ("/research", {}, "topic"),
     ],
 )

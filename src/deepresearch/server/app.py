@@ -27,6 +27,7 @@ from deepresearch.llm.base import ChatModel
 from deepresearch.search.base import SearchBackend
 from deepresearch.server.docs_assets import SWAGGER, docs_assets_router
 from deepresearch.server.errors import install_error_handlers
+from deepresearch.server.openapi import service_openapi
 from deepresearch.server.retention import retention_loop
 from deepresearch.server.routes_export import export_router
 from deepresearch.server.routes_jobs import jobs_router
@@ -35,6 +36,7 @@ from deepresearch.server.routes_research import research_router
 from deepresearch.server.schemas import CheckView, ErrorBody, Health, Readiness
 from deepresearch.server.security import (
     BodyLimitMiddleware,
+    browser_guarded,
     install_browser_guard,
     install_cors,
     token_guard,
@@ -79,7 +81,7 @@ def create_app(
     app.include_router(export_router(manager), **guarded)
     app.include_router(docs_assets_router())
     install_mcp(app, service, manager)
-    app.include_router(_docs_router(app), **guarded)
+    app.include_router(_docs_router(app, settings), **guarded)
     install_error_handlers(app, service.redactor)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     install_browser_guard(app, settings)
@@ -143,12 +145,14 @@ def _ready_router(service: Service) -> APIRouter:
     return router
 
 
-def _docs_router(app: FastAPI) -> APIRouter:
+def _docs_router(app: FastAPI, settings: Settings) -> APIRouter:
     router = APIRouter(include_in_schema=False)
 
     @router.get("/openapi.json")
     def openapi() -> JSONResponse:
-        return JSONResponse(app.openapi())
+        if app.openapi_schema is None:
+            app.openapi_schema = service_openapi(app, settings, guarded=browser_guarded(settings))
+        return JSONResponse(app.openapi_schema)
 
     @router.get("/docs")
     def docs() -> HTMLResponse:

@@ -99,13 +99,14 @@ class ResearchRoutes:
         """Like ``POST /research/stream``; any other query parameter is a setting override.
 
         A reconnect (``Last-Event-ID`` set) starts nothing: the run ended with its stream, so the
-        answer is 204, which stops an EventSource from reconnecting again. Use ``/tasks`` for runs
-        that outlive a connection."""
-        if last_event_id is not None:
-            return Response(status_code=status.HTTP_204_NO_CONTENT)
+        answer is 204, which stops an EventSource from reconnecting again (an invalid request is
+        still 422). Use ``/tasks`` for runs that outlive a connection."""
         declared = {"topic", "search_api", "max_web_research_loops"}
         extra = {k: v for k, v in request.query_params.items() if k not in declared}
         given = {"search_api": search_api, "max_web_research_loops": max_web_research_loops, **extra}
+        if last_event_id is not None:
+            self.service.check_topic(topic, self.service.resolve(given))
+            return Response(status_code=status.HTTP_204_NO_CONTENT)
         return self.stream(topic, given)
 
     def start(self, topic: str, overrides: Mapping[str, Any]) -> ThreadedRun:

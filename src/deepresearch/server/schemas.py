@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from functools import cache
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from deepresearch.events import EventType
 from deepresearch.jobs.store import JobStatus
 from deepresearch.result import ResearchResult
-from deepresearch.settings import REQUEST_SETTINGS
+from deepresearch.settings import REQUEST_SETTINGS, Settings
 
 TOPIC_DOC = "The research question; at most MAX_QUESTION_CHARS characters (default 2000)."
 OVERRIDES_DOC = "Per-request setting overrides; only these: " + "; ".join(
@@ -16,8 +28,21 @@ OVERRIDES_DOC = "Per-request setting overrides; only these: " + "; ".join(
 )
 
 
+def _integral(value: Any) -> Any:
+    """``3.0`` as ``3``: JSON (and its schema's ``integer``) does not tell them apart."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+Integer = Annotated[int, BeforeValidator(_integral)]
+"""An ``int`` of a strict request body: any JSON integer, ``3.0`` included, but no bool or text."""
+
+
 class RequestBody(BaseModel):
-    """A request body: no text in it may hold a lone surrogate (it cannot be stored or sent)."""
+    """A request body: each value of its JSON type (``0`` is no boolean, ``"3"`` no number: the
+    OpenAPI schema's types are the ones accepted), and no text in it may hold a lone surrogate (it
+    cannot be stored or sent)."""
+
+    model_config = ConfigDict(strict=True)
 
     @model_validator(mode="before")
     @classmethod
@@ -25,6 +50,24 @@ class RequestBody(BaseModel):
         if _has_lone_surrogate(data):
             raise ValueError("text holds a lone surrogate code point (\\ud800-\\udfff); send valid Unicode")
         return data
+
+
+def check_override_types(overrides: Mapping[str, Any]) -> None:
+    """``ValueError`` naming the first per-request setting whose value is not of its setting's
+    JSON type; ``null`` means "not given", and names that are no setting are refused later."""
+    for name, value in overrides.items():
+        if name in REQUEST_SETTINGS and value is not None:
+            try:
+                _strict_adapter(name).validate_python(_integral(value))
+            except ValidationError as exc:
+                raise ValueError(f"{name}: {exc.errors()[0]['msg']}") from None
+
+
+@cache
+def _strict_adapter(name: str) -> TypeAdapter[Any]:
+    annotation = Settings.model_fields[name].annotation
+    assert annotation is not None
+    return TypeAdapter(annotation, config=ConfigDict(strict=True))
 
 
 def _has_lone_surrogate(value: Any) -> bool:
@@ -50,7 +93,12 @@ class ResearchRequest(RequestBody):
 
     topic: str = Field(min_length=1, description=TOPIC_DOC)
     search_api: str | None = Field(None, description="Search backend (SEARCH_API), e.g. local, duckduckgo.")
-    max_web_research_loops: int | None = Field(None, ge=1, le=10, description="Max research rounds.")
+    max_web_research_loops: Integer | None = Field(None, ge=1, le=10, description="Max research rounds.")
+
+    @model_validator(mode="after")
+    def _typed_overrides(self) -> ResearchRequest:
+        check_override_types(self.model_extra or {})
+        return self
 
     def overrides(self) -> dict[str, Any]:
         given = {"search_api": self.search_api, "max_web_research_loops": self.max_web_research_loops}
@@ -71,6 +119,12 @@ class JobRequest(RequestBody):
     )
     overrides: dict[str, Any] = Field(default_factory=dict, description=OVERRIDES_DOC)
 
+    @field_validator("overrides")
+    @classmethod
+    def _typed_overrides(cls, overrides: dict[str, Any]) -> dict[str, Any]:
+        check_override_types(overrides)
+        return overrides
+
 
 class PlanTask(BaseModel):
     """One planned task, as shown for review."""
@@ -86,7 +140,7 @@ class PlanTaskEdit(RequestBody):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: int = Field(ge=1, le=1000)
+    id: Integer = Field(ge=1, le=1000)
     title: str | None = Field(None, max_length=300)
     intent: str | None = Field(None, max_length=1000)
     query: str | None = Field(None, max_length=500)
@@ -99,7 +153,13 @@ class PlanReview(RequestBody):
 
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={"examples": [{"accept": True}, {"tasks": [{"id": 1, "query": "Orloj 1410"}]}]},
+        json_schema_extra={
+            "examples": [{"accept": True}, {"tasks": [{"id": 1, "query": "Orloj 1410"}]}],
+            "anyOf": [
+                {"required": ["accept"], "properties": {"accept": {"const": True}}},
+                {"required": ["tasks"], "properties": {"tasks": {"type": "array"}}},
+            ],
+        },
     )
 
     accept: bool = Field(False, description="Keep the plan as it is (when no tasks are given).")
@@ -191,14 +251,37 @@ class JobView(BaseModel):
     events_url: str
 
 
+class Problem(BaseModel):
+    """One reason a request was invalid: where (``body.topic``, ``query.limit``) and what."""
+
+    loc: str
+    msg: str
+    type: str
+
+
 class ErrorBody(BaseModel):
     """Every error answer. ``code`` is machine-readable (``configuration``, ``invalid_request``,
-    ``model_unavailable``, ``queue_full``, ``internal`` ...); ``run_id`` names the run a failed
-    research ended with."""
+    ``not_found``, ``queue_full``, ``internal`` ...); ``run_id`` names the run a failed research
+    ended with, ``errors`` each problem of an invalid request (422), ``error_id`` the log line of
+    an internal error (500)."""
 
     detail: str
-    code: str | None = None
+    code: str
     run_id: str | None = None
+    errors: list[Problem] | None = None
+    error_id: str | None = None
+
+
+class StreamMessage(BaseModel):
+    """The ``data`` of one Server-Sent Event: the event as JSON, with ``time``, the Unix time the
+    server received it. ``data`` is shaped by ``type`` (see each type's event schema)."""
+
+    type: EventType
+    seq: int = Field(ge=1)
+    task_id: int | None = None
+    step: str | None = None
+    data: dict[str, Any]
+    time: float
 
 
 SSE_DOC = (
