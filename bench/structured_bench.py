@@ -38,7 +38,6 @@ from deepresearch.llm.base import ChatModel, Completion, Message
 from deepresearch.llm.embedded import EmbeddedModel
 from deepresearch.llm.structured import Structured, ask_structured
 from deepresearch.model_outputs import JudgeOut, PlanOut, QueriesOut, RoleChoice, ShortAnswer
-from deepresearch.prompts.roles import ROLE_TYPES, guess_role
 from deepresearch.prompts.steps import (
     answer_messages,
     judge_messages,
@@ -46,6 +45,7 @@ from deepresearch.prompts.steps import (
     requery_messages,
     role_messages,
 )
+from deepresearch.roles import ROLE_TYPES, guess_role
 from deepresearch.text import key_terms, language_of
 
 EVAL = Path(__file__).resolve().parents[2] / "shared" / "eval"

@@ -23,7 +23,7 @@ from deepresearch.graph.planning import (
     resolve_role,
 )
 from deepresearch.model_outputs import PlannedTask, RoleChoice
-from deepresearch.prompts.roles import guess_role, role_votes
+from deepresearch.roles import guess_role, role_votes
 from deepresearch.text import STOPWORDS, key_stems
 
 EVAL_QUESTIONS = Path(__file__).resolve().parents[2] / "shared" / "eval" / "questions.jsonl"

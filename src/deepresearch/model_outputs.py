@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from deepresearch.prompts.roles import ROLE_TYPES
+from deepresearch.roles import ROLE_TYPES
 from deepresearch.text import truncate
 from deepresearch.untrusted import model_prose
 

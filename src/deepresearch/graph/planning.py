@@ -15,8 +15,8 @@ from deepresearch.domain import ResearchRole, TodoItem
 from deepresearch.llm.base import ChatModel
 from deepresearch.llm.structured import Structured, ask_structured, parse_as
 from deepresearch.model_outputs import OpeningOut, PlannedTask, PlanOut, RoleChoice
-from deepresearch.prompts.roles import ROLE_TYPES, ROLES, guess_role, role_spec, role_votes
 from deepresearch.prompts.steps import opening_messages, plan_messages
+from deepresearch.roles import ROLE_TYPES, ROLES, guess_role, role_spec, role_votes
 from deepresearch.text import STOPWORDS, key_stems, key_terms, stem, tokens
 
 MAX_TASKS, MIN_TASKS = 5, 3

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from deepresearch.citations import Source
 from deepresearch.domain import ResearchRole, TaskJudgement, TodoItem
 from deepresearch.llm.base import Message
-from deepresearch.prompts.roles import role_menu
+from deepresearch.roles import role_menu
 from deepresearch.text import truncate
 from deepresearch.untrusted import sanitize
 

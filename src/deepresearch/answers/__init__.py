@@ -1,0 +1,1 @@
+"""Grounded answers: what a question asks for, candidate spans from evidence sentences, the choice."""
