@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, JsonValue, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from deepresearch.errors import ConfigurationError
@@ -32,8 +32,27 @@ SECRET_FIELDS = (
 )
 
 
+def _group(name: str) -> dict[str, JsonValue]:
+    """A field's section in ``deepresearch settings`` and docs/SETTINGS.md."""
+    return {"group": name}
+
+
+_MODEL = _group("Model")
+_EMBEDDED = _group("Embedded model")
+_RESEARCH = _group("Research behaviour")
+_SEARCH = _group("Search and reading")
+_FILES = _group("Files")
+_SERVICE = _group("Service")
+_TEAM = _group("Running for a team")
+
+
 class Settings(BaseSettings):
-    """Every knob of a research run. Field names are the environment variable names, lower-cased."""
+    """Every knob of a research run. Field names are the environment variable names, lower-cased.
+
+    Each field is described once, here: the docstring under it is its description, and its
+    ``json_schema_extra`` names its group; :mod:`deepresearch.settings_docs` writes
+    ``deepresearch settings`` and docs/SETTINGS.md from them, in this order.
+    """
 
     model_config = SettingsConfigDict(
         env_file=".env",
@@ -41,82 +60,179 @@ class Settings(BaseSettings):
         extra="ignore",
         validate_default=True,
         allow_inf_nan=False,
+        use_attribute_docstrings=True,
     )
 
-    llm_provider: Provider = "embedded"
-    local_llm: str | None = None
-    llm_model_id: str | None = None
-    llm_base_url: str | None = None
-    llm_api_key: SecretStr | None = None
-    openai_api_key: SecretStr | None = None
-    ollama_base_url: str = "http://localhost:11434"
-    lmstudio_base_url: str = "http://localhost:1234/v1"
-    llm_timeout: float = Field(120.0, gt=0, le=3600)
-    llm_max_retries: int = Field(2, ge=0, le=10)
-    llm_min_interval_seconds: float = Field(0.0, ge=0, le=600)
-    llm_max_concurrency: int = Field(0, ge=0, le=1024)
-    llm_cache: Literal["off", "read", "readwrite"] = "off"
-    llm_price_prompt_per_mtok: float | None = Field(None, ge=0, le=10_000)
-    llm_price_completion_per_mtok: float | None = Field(None, ge=0, le=10_000)
-    llm_temperature: float = Field(0.0, ge=0, le=2)
-    llm_json_mode: Literal["auto", "json_schema", "json_object", "none"] = "auto"
-    ollama_num_ctx: int = Field(8192, ge=512, le=1_048_576)
-    planner_model: str | None = None
-    summarizer_model: str | None = None
-    judge_model: str | None = None
-    writer_model: str | None = None
-    embedded_model: str = DEFAULT_EMBEDDED_MODEL
-    embedded_model_path: Path | None = None
-    embedded_n_ctx: int | None = Field(None, ge=512, le=1_048_576)
-    embedded_threads: int | None = Field(None, ge=1, le=1024)
-    strip_thinking_tokens: bool = True
-    use_tool_calling: bool = False
-    model_judge: bool | None = None
-    summary_mode: SummaryMode = "auto"
-    answer_chooser: Literal["code", "model"] = "code"
+    llm_provider: Provider = Field("embedded", json_schema_extra=_MODEL)
+    """Which model runs the research: `embedded` (llama.cpp in-process, no server), `custom` (any
+    OpenAI-compatible server at `LLM_BASE_URL`), `openai`, `ollama` or `lmstudio`."""
+    local_llm: str | None = Field(None, json_schema_extra=_MODEL)
+    """Model name for the server providers (the seed project's name); `LLM_MODEL_ID` wins."""
+    llm_model_id: str | None = Field(None, json_schema_extra=_MODEL)
+    """Model name sent to the server (`gpt-4o-mini`, `qwen2.5:7b`, ...)."""
+    llm_base_url: str | None = Field(None, json_schema_extra=_MODEL)
+    """OpenAI-compatible base URL with `/v1` (vLLM, llama.cpp server, DeepSeek, ...); with `openai` it
+    replaces api.openai.com."""
+    llm_api_key: SecretStr | None = Field(None, json_schema_extra=_MODEL)
+    """Key sent to `LLM_BASE_URL` (or to OpenAI); never sent to Ollama or LM Studio."""
+    openai_api_key: SecretStr | None = Field(None, json_schema_extra=_MODEL)
+    """OpenAI's usual variable: used by `LLM_PROVIDER=openai` when `LLM_API_KEY` is unset and no
+    `LLM_BASE_URL` is given (it is never sent to any other server)."""
+    ollama_base_url: str = Field("http://localhost:11434", json_schema_extra=_MODEL)
+    """Where Ollama listens (`/v1` is added)."""
+    lmstudio_base_url: str = Field("http://localhost:1234/v1", json_schema_extra=_MODEL)
+    """Where LM Studio's OpenAI-compatible server listens."""
+    llm_timeout: float = Field(120.0, gt=0, le=3600, json_schema_extra=_MODEL)
+    """Seconds one model call may take before it is abandoned."""
+    llm_max_retries: int = Field(2, ge=0, le=10, json_schema_extra=_MODEL)
+    """Retries of a failed model call (connection errors, 429, 5xx), with backoff."""
+    llm_min_interval_seconds: float = Field(0.0, ge=0, le=600, json_schema_extra=_MODEL)
+    """Least time between two model calls (for rate-limited APIs); 0 is none."""
+    llm_max_concurrency: int = Field(0, ge=0, le=1024, json_schema_extra=_MODEL)
+    """Most model calls in flight at once, for servers that run few requests at a time; 0 is no limit. With
+    `JOBS_BACKEND=celery` the limit holds across every worker (Redis)."""
+    llm_cache: Literal["off", "read", "readwrite"] = Field("off", json_schema_extra=_MODEL)
+    """Cache model calls on disk under `DEEPRESEARCH_HOME/cache`: `off`, `read` (reuse only) or `readwrite`; a
+    re-run of the same question then costs no tokens."""
+    llm_price_prompt_per_mtok: float | None = Field(None, ge=0, le=10_000, json_schema_extra=_MODEL)
+    """Price per million prompt tokens; with the completion price, the CLI shows the run's cost beside its
+    token counts."""
+    llm_price_completion_per_mtok: float | None = Field(None, ge=0, le=10_000, json_schema_extra=_MODEL)
+    """Price per million completion tokens (see `LLM_PRICE_PROMPT_PER_MTOK`)."""
+    llm_temperature: float = Field(0.0, ge=0, le=2, json_schema_extra=_MODEL)
+    """Sampling temperature of every model call."""
+    llm_json_mode: Literal["auto", "json_schema", "json_object", "none"] = Field(
+        "auto", json_schema_extra=_MODEL
+    )
+    """First rung of the structured-output ladder: `auto` (json_schema, then json_object, then prompt only),
+    or force `json_schema`, `json_object` or `none`."""
+    ollama_num_ctx: int = Field(8192, ge=512, le=1_048_576, json_schema_extra=_MODEL)
+    """Context window asked of Ollama in every request (its small default truncates prompts silently)."""
+    planner_model: str | None = Field(None, json_schema_extra=_MODEL)
+    """Model for the role and plan step (default: `LLM_MODEL_ID`)."""
+    summarizer_model: str | None = Field(None, json_schema_extra=_MODEL)
+    """Model for the per-task summaries (default: `LLM_MODEL_ID`)."""
+    judge_model: str | None = Field(None, json_schema_extra=_MODEL)
+    """Model for judging relevance and writing new queries (default: `LLM_MODEL_ID`)."""
+    writer_model: str | None = Field(None, json_schema_extra=_MODEL)
+    """Model for the report (default: `LLM_MODEL_ID`)."""
 
-    search_api: str = "local"
-    search_order: str = "tavily,duckduckgo,searxng,wikipedia"
-    search_min_interval_seconds: float | None = Field(None, ge=0, le=600)
-    search_max_retries: int = Field(3, ge=0, le=10)
-    tavily_api_key: SecretStr | None = None
-    perplexity_api_key: SecretStr | None = None
-    searxng_url: str | None = None
-    fetch_allow_hosts: str = ""
-    fetch_timeout: float = Field(15.0, gt=0, le=600)
-    fetch_max_bytes: int = Field(5_000_000, ge=1024, le=1_000_000_000)
-    fetch_cache: bool = True
-    index_embeddings: bool = False
-    index_path: Path | None = None
-    index_max_file_mb: int = Field(64, ge=1, le=65_536)
-    index_max_unpacked_mb: int = Field(256, ge=1, le=65_536)
-    max_results_per_query: int = Field(10, ge=1, le=50)
-    fetch_full_page: bool = True
-    max_tokens_per_source: int = Field(2000, ge=50, le=1_000_000)
+    embedded_model: str = Field(DEFAULT_EMBEDDED_MODEL, json_schema_extra=_EMBEDDED)
+    """Bundled in-process model: `smollm2` (SmolLM2-135M-Instruct), `qwen0.5b` or `qwen1.5b`
+    (Qwen2.5-Coder-Instruct); see the README for what each costs and gets right."""
+    embedded_model_path: Path | None = Field(None, json_schema_extra=_EMBEDDED)
+    """A GGUF file to run in-process instead of the bundled model."""
+    embedded_n_ctx: int | None = Field(None, ge=512, le=1_048_576, json_schema_extra=_EMBEDDED)
+    """Context window of the in-process model, in tokens (default: the model's own entry, 8192, never above
+    what the GGUF was trained for)."""
+    embedded_threads: int | None = Field(None, ge=1, le=1024, json_schema_extra=_EMBEDDED)
+    """CPU threads for the in-process model, prompt and generation alike (default: all cores read the prompt,
+    half of them generate: measured fastest on 2 cores)."""
 
-    max_web_research_loops: int = Field(3, ge=1, le=10)
-    relevance_threshold: float = Field(50.0, ge=0, le=100)
-    task_concurrency: int = Field(4, ge=1, le=32)
-    max_question_chars: int = Field(2000, ge=20, le=1_000_000)
+    strip_thinking_tokens: bool = Field(True, json_schema_extra=_RESEARCH)
+    """Remove `<think>...</think>` from model output before it is used."""
+    use_tool_calling: bool = Field(False, json_schema_extra=_RESEARCH)
+    """Ask servers for structured output through tool calls instead of JSON modes."""
+    model_judge: bool | None = Field(None, json_schema_extra=_RESEARCH)
+    """Let the model score relevance too (default: on for servers, off for the embedded model, whose scores
+    measured no better than chance)."""
+    summary_mode: SummaryMode = Field("auto", json_schema_extra=_RESEARCH)
+    """Task summaries: `auto` (extractive for the embedded model, model-written for servers), `extractive` or
+    `model`."""
+    answer_chooser: Literal["code", "model"] = Field("code", json_schema_extra=_RESEARCH)
+    """Who picks the embedded model's answer among code's candidates: `code` or `model` (under a grammar that
+    allows only them)."""
+    max_web_research_loops: int = Field(3, ge=1, le=10, json_schema_extra=_RESEARCH)
+    """Research rounds at most (search, read, judge, re-query)."""
+    relevance_threshold: float = Field(50.0, ge=0, le=100, json_schema_extra=_RESEARCH)
+    """The judge's bar (0-100) below which a task's evidence is thin and re-queried."""
+    task_concurrency: int = Field(4, ge=1, le=32, json_schema_extra=_RESEARCH)
+    """Tasks researched at once."""
+    max_question_chars: int = Field(2000, ge=20, le=1_000_000, json_schema_extra=_RESEARCH)
+    """Longest question accepted."""
 
-    deepresearch_home: Path = Path("~/.deepresearch")
-    enable_notes: bool = True
-    notes_workspace: Path | None = None
-    runs_workspace: Path | None = None
-    research_run_retention_days: int = Field(7, ge=0, le=36_500)
+    search_api: str = Field("local", json_schema_extra=_SEARCH)
+    """Search backend: `local` (your index), `notes`, `duckduckgo`, `wikipedia`, `tavily`, `perplexity`,
+    `searxng`, or `hybrid` (the chain in `SEARCH_ORDER`)."""
+    search_order: str = Field("tavily,duckduckgo,searxng,wikipedia", json_schema_extra=_SEARCH)
+    """The fallback chain of `SEARCH_API=hybrid`; engines without keys are skipped."""
+    search_min_interval_seconds: float | None = Field(None, ge=0, le=600, json_schema_extra=_SEARCH)
+    """Least time between two searches on one engine (default: each engine's own need, e.g. 1 s for
+    DuckDuckGo)."""
+    search_max_retries: int = Field(3, ge=0, le=10, json_schema_extra=_SEARCH)
+    """Retries of a failed search, with backoff."""
+    tavily_api_key: SecretStr | None = Field(None, json_schema_extra=_SEARCH)
+    """Key for `SEARCH_API=tavily`."""
+    perplexity_api_key: SecretStr | None = Field(None, json_schema_extra=_SEARCH)
+    """Key for `SEARCH_API=perplexity`."""
+    searxng_url: str | None = Field(None, json_schema_extra=_SEARCH)
+    """Your SearXNG instance for `SEARCH_API=searxng`, e.g. `http://localhost:8080`."""
+    fetch_allow_hosts: str = Field("", json_schema_extra=_SEARCH)
+    """Comma-separated hosts the page fetcher may read although they are private, loopback or link-local
+    (refused otherwise)."""
+    fetch_timeout: float = Field(15.0, gt=0, le=600, json_schema_extra=_SEARCH)
+    """Seconds one page fetch may take."""
+    fetch_max_bytes: int = Field(5_000_000, ge=1024, le=1_000_000_000, json_schema_extra=_SEARCH)
+    """Largest page read, in bytes."""
+    fetch_cache: bool = Field(True, json_schema_extra=_SEARCH)
+    """Keep fetched pages under `DEEPRESEARCH_HOME/cache/pages`."""
+    fetch_full_page: bool = Field(True, json_schema_extra=_SEARCH)
+    """Read each hit's page; `false` keeps only the search snippets."""
+    max_results_per_query: int = Field(10, ge=1, le=50, json_schema_extra=_SEARCH)
+    """Search hits kept per query."""
+    max_tokens_per_source: int = Field(2000, ge=50, le=1_000_000, json_schema_extra=_SEARCH)
+    """Text kept per source, in tokens (about 4 characters each)."""
+    index_embeddings: bool = Field(False, json_schema_extra=_SEARCH)
+    """Also embed passages with MiniLM for hybrid search (`deepresearch-offline[dense]`)."""
+    index_path: Path | None = Field(None, json_schema_extra=_SEARCH)
+    """The local index file `SEARCH_API=local` searches (default `DEEPRESEARCH_HOME/index.sqlite`, or the
+    bundled demo corpus while you have indexed nothing)."""
+    index_max_file_mb: int = Field(64, ge=1, le=65_536, json_schema_extra=_SEARCH)
+    """`deepresearch index` skips (and names) a file larger than this, in MB."""
+    index_max_unpacked_mb: int = Field(256, ge=1, le=65_536, json_schema_extra=_SEARCH)
+    """`deepresearch index` skips a .docx whose parts unpack to more than this, in MB (a zip bomb)."""
 
-    api_token: SecretStr | None = None
-    cors_origins: str = ""
-    max_concurrent_jobs: int = Field(2, ge=1, le=64)
-    max_body_bytes: int = Field(65_536, ge=1024, le=100_000_000)
-    max_queued_jobs: int = Field(100, ge=1, le=100_000)
-    allowed_hosts: str = ""
-    request_search_apis: str = ""
+    deepresearch_home: Path = Field(Path("~/.deepresearch"), json_schema_extra=_FILES)
+    """Where the index, notes, runs, caches and the jobs database live."""
+    enable_notes: bool = Field(True, json_schema_extra=_FILES)
+    """Keep a note per task and the report as notes."""
+    notes_workspace: Path | None = Field(None, json_schema_extra=_FILES)
+    """Folder of the notes (default `DEEPRESEARCH_HOME/notes`)."""
+    runs_workspace: Path | None = Field(None, json_schema_extra=_FILES)
+    """Folder of the run folders (default `DEEPRESEARCH_HOME/runs`)."""
+    research_run_retention_days: int = Field(7, ge=0, le=36_500, json_schema_extra=_FILES)
+    """Days a run folder is kept; 0 keeps them forever."""
 
-    jobs_backend: Literal["local", "celery"] = "local"
-    redis_url: SecretStr | None = None
-    database_url: SecretStr | None = None
-    job_lease_seconds: float = Field(30.0, ge=1, le=3600)
+    api_token: SecretStr | None = Field(None, json_schema_extra=_SERVICE)
+    """Bearer token the service (HTTP API, MCP endpoint) requires; unset means no auth."""
+    cors_origins: str = Field("", json_schema_extra=_SERVICE)
+    """Comma-separated browser origins allowed to call the service from other sites."""
+    max_concurrent_jobs: int = Field(2, ge=1, le=64, json_schema_extra=_SERVICE)
+    """Research jobs the service runs at once; the rest wait in the queue."""
+    max_body_bytes: int = Field(65_536, ge=1024, le=100_000_000, json_schema_extra=_SERVICE)
+    """Largest request body the service accepts."""
+    max_queued_jobs: int = Field(100, ge=1, le=100_000, json_schema_extra=_SERVICE)
+    """Jobs that may wait; beyond it the service answers 429."""
+    allowed_hosts: str = Field("", json_schema_extra=_SERVICE)
+    """Comma-separated Host names the service answers (DNS-rebinding guard); empty allows loopback names only
+    when bound to loopback."""
+    request_search_apis: str = Field("", json_schema_extra=_SERVICE)
+    """Search backends a request may choose besides `SEARCH_API`."""
+
+    jobs_backend: Literal["local", "celery"] = Field("local", json_schema_extra=_TEAM)
+    """Where `/tasks` jobs run: `local` (threads of the API process, SQLite under `DEEPRESEARCH_HOME`) or
+    `celery` (`deepresearch worker` processes, state in PostgreSQL, events through Redis; needs the `team`
+    extra). With `celery`, `DEEPRESEARCH_HOME` (or `NOTES_WORKSPACE` and `RUNS_WORKSPACE`) must be a path
+    every API node and worker shares."""
+    redis_url: SecretStr | None = Field(None, json_schema_extra=_TEAM)
+    """Redis for `JOBS_BACKEND=celery`: the Celery broker, live events, cancels and the cluster-wide rate
+    limits (`redis://host:6379/0`)."""
+    database_url: SecretStr | None = Field(None, json_schema_extra=_TEAM)
+    """PostgreSQL for `JOBS_BACKEND=celery`: jobs, events and checkpoints
+    (`postgresql://user:pass@host:5432/deepresearch`); migrated on start."""
+    job_lease_seconds: float = Field(30.0, ge=1, le=3600, json_schema_extra=_TEAM)
+    """How long a worker's hold on a running job lasts unrenewed: a job whose worker died is resumed by
+    another worker after at most this long."""
 
     @field_validator("search_api", "llm_provider", mode="before")
     @classmethod
