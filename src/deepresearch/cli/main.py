@@ -5,8 +5,6 @@ from __future__ import annotations
 import gc
 import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
@@ -14,18 +12,18 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from deepresearch.cli.console import err, friendly_errors
 from deepresearch.cli.mcp_cmd import mcp_command
 from deepresearch.cli.model_server_cmd import model_server_command
 from deepresearch.cli.settings_cmd import settings_command
 from deepresearch.cli.worker_cmd import worker_command
-from deepresearch.errors import ConfigurationError, DeepResearchError, InvalidQuestionError
+from deepresearch.errors import ConfigurationError
 from deepresearch.settings import Settings
 
 if TYPE_CHECKING:
     from deepresearch.evaluation.dataset import Half
 
 app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help="Deep research, offline by default.")
-err = Console(stderr=True, soft_wrap=True)
 out_console = Console(soft_wrap=True)
 
 _GC_THRESHOLDS = (20_000, 20, 10)
@@ -98,7 +96,7 @@ def research(
     from deepresearch.cli.progress import ProgressPrinter, ReportPrinter
     from deepresearch.cli.review import TerminalReviewer, clarify
 
-    with _friendly_errors():
+    with friendly_errors():
         output = plan_output(format_name, out, as_json)
         overrides = {"search_api": search, "max_web_research_loops": loops, "llm_provider": provider}
         settings = _research_settings(overrides, corpus, index, quiet)
@@ -158,7 +156,7 @@ def index_cmd(
     from deepresearch.index.loaders import IndexLimits
     from deepresearch.index.store import DocumentIndex
 
-    with _friendly_errors():
+    with friendly_errors():
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
             raise ConfigurationError(f"no such file or folder: {', '.join(missing)}")
@@ -185,7 +183,7 @@ def doctor(
     Exits 0 when all is well, 2 when the provider's configuration is incomplete, 1 otherwise."""
     from deepresearch.doctor import run_checks
 
-    with _friendly_errors():
+    with friendly_errors():
         checks = run_checks(Settings.load())
     if as_json:
         sys.stdout.write(json.dumps([c.as_dict() for c in checks], indent=2) + "\n")
@@ -228,7 +226,7 @@ def eval_cmd(
     """Run the agent (and a baseline) on QUESTIONS over CORPUS and score it."""
     from deepresearch.evaluation.runner import EvalOptions, run_evaluation
 
-    with _friendly_errors():
+    with friendly_errors():
         settings = Settings.load({"max_web_research_loops": loops})
         options = EvalOptions(
             questions=questions,
@@ -258,7 +256,7 @@ def serve(
     """Serve the HTTP API (/docs) and the web page (/) until interrupted."""
     from deepresearch.server.serve import serve as run_server
 
-    with _friendly_errors():
+    with friendly_errors():
         settings = Settings.load()
     err.print(f"[dim]deepresearch serving on http://{host}:{port} (jobs: {_jobs_home(settings)})[/dim]")
     run_server(settings, host=host, port=port)
@@ -289,17 +287,6 @@ def _index_corpus(settings: Settings, corpus: Path, quiet: bool) -> Path:
             f"({stats.files_indexed} file(s) re-indexed)[/dim]"
         )
     return target
-
-
-@contextmanager
-def _friendly_errors() -> Iterator[None]:
-    """Turn our errors into one red line and an exit code (2: bad input or setting, 1: failure)."""
-    try:
-        yield
-    except DeepResearchError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        code = 2 if isinstance(exc, InvalidQuestionError | ConfigurationError) else 1
-        raise typer.Exit(code) from None
 
 
 def main() -> None:

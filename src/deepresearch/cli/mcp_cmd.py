@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 
+from deepresearch.cli.console import friendly_errors
 from deepresearch.errors import ConfigurationError
 
 
@@ -12,10 +13,9 @@ def mcp_command() -> None:
 
     Tools: research, start_research, research_status, get_report, search_notes; completed
     reports are resources. Configure it like any run (LLM_PROVIDER, SEARCH_API, ...)."""
-    from deepresearch.cli.main import _friendly_errors
     from deepresearch.settings import Settings
 
-    with _friendly_errors():
+    with friendly_errors():
         if importlib.util.find_spec("mcp") is None:
             from deepresearch.server.mcp import MISSING
 

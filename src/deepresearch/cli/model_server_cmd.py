@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from deepresearch.cli.console import err, friendly_errors
+
 
 def model_server_command(
     model: Annotated[
@@ -23,7 +25,6 @@ def model_server_command(
     """Serve MODEL (default: EMBEDDED_MODEL) at http://HOST:PORT/v1 until interrupted.
 
     Use it with LLM_PROVIDER=custom LLM_BASE_URL=http://HOST:PORT/v1 LLM_MODEL_ID=<model>."""
-    from deepresearch.cli.main import _friendly_errors, err
     from deepresearch.llm.factory import default_batch_threads, default_threads
     from deepresearch.llm.model_server import RuntimeOptions, resolve, serve_model
     from deepresearch.settings import Settings
@@ -31,7 +32,7 @@ def model_server_command(
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    with _friendly_errors():
+    with friendly_errors():
         settings = Settings.load()
         served = resolve(
             model or str(settings.embedded_model_path or settings.embedded_model), settings.cache_dir

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from deepresearch.cli.console import friendly_errors
+
 
 def settings_command(
     markdown: Annotated[
@@ -14,13 +16,12 @@ def settings_command(
     ] = False,
 ) -> None:
     """Print every setting in force as .env lines, each under what it does (secrets masked)."""
-    from deepresearch.cli.main import _friendly_errors
     from deepresearch.settings import Settings
     from deepresearch.settings_docs import settings_markdown, settings_text
 
     if markdown:
         sys.stdout.write(settings_markdown())
         return
-    with _friendly_errors():
+    with friendly_errors():
         current = Settings.load()
     sys.stdout.write(settings_text(current))

@@ -6,6 +6,8 @@ from typing import Annotated
 
 import typer
 
+from deepresearch.cli.console import err, friendly_errors
+
 
 def worker_command(
     concurrency: Annotated[
@@ -19,12 +21,11 @@ def worker_command(
     Needs REDIS_URL, DATABASE_URL and the team extra; DEEPRESEARCH_HOME (notes and run folders)
     must be a path every worker and API node shares.
     """
-    from deepresearch.cli.main import _friendly_errors, err
     from deepresearch.errors import ConfigurationError
     from deepresearch.jobs.worker import run_worker
     from deepresearch.settings import Settings
 
-    with _friendly_errors():
+    with friendly_errors():
         settings = Settings.load()
         if settings.jobs_backend != "celery":
             raise ConfigurationError(
