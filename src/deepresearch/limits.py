@@ -8,7 +8,9 @@ limit, on Redis's clock, so twenty workers together keep DuckDuckGo's one second
 searches (and ``LLM_MIN_INTERVAL_SECONDS`` between model calls) instead of each keeping it on its
 own. The model server's concurrency limit (``LLM_MAX_CONCURRENCY``) is a Redis semaphore the same
 way. Locally the gates are the in-process :class:`~deepresearch.retry.IntervalGate` and a
-process-wide semaphore.
+process-wide semaphore. The callers pass the Redis URL in
+(:attr:`~deepresearch.settings.Settings.shared_redis_url`, None for a process on its own): this
+layer knows a URL, not the jobs backend.
 """
 
 from __future__ import annotations
@@ -20,13 +22,10 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from deepresearch.errors import ConfigurationError
 from deepresearch.retry import IntervalGate
-
-if TYPE_CHECKING:
-    from deepresearch.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -103,14 +102,14 @@ def _process_slots(key: str, limit: int) -> threading.BoundedSemaphore:
 
 
 def call_slots(
-    key: str, limit: int, settings: Settings, *, hold_seconds: float
+    key: str, limit: int, redis_url: str | None, *, hold_seconds: float
 ) -> Callable[[], AbstractContextManager[Any]]:
     """A factory of ``with`` blocks that admit at most ``limit`` holders of ``key`` at once: across
-    the cluster for ``JOBS_BACKEND=celery``, else across this process."""
-    if settings.jobs_backend != "celery" or settings.redis_url is None:
+    every process that shares ``redis_url``, else (None) across this process."""
+    if redis_url is None:
         semaphore = _process_slots(key, limit)
         return lambda: semaphore
-    return RedisSlots(_client(settings.redis_url.get_secret_value()), key, limit, hold_seconds=hold_seconds)
+    return RedisSlots(_client(redis_url), key, limit, hold_seconds=hold_seconds)
 
 
 class RedisIntervalGate(IntervalGate):
@@ -140,18 +139,18 @@ class RedisIntervalGate(IntervalGate):
         return waited
 
 
-def interval_gate(key: str, interval: float, settings: Settings) -> IntervalGate:
-    """The gate for limit ``key``: shared through Redis for ``JOBS_BACKEND=celery``, else in-process."""
-    if settings.jobs_backend != "celery" or settings.redis_url is None:
+def interval_gate(key: str, interval: float, redis_url: str | None) -> IntervalGate:
+    """The gate for limit ``key``: shared through the Redis at ``redis_url``, else (None) in-process."""
+    if redis_url is None:
         return IntervalGate(interval)
-    return RedisIntervalGate(_client(settings.redis_url.get_secret_value()), key, interval)
+    return RedisIntervalGate(_client(redis_url), key, interval)
 
 
-def model_gate(settings: Settings) -> IntervalGate | None:
+def model_gate(interval: float, redis_url: str | None) -> IntervalGate | None:
     """The gate every model call of the cluster shares, or None to use the process's own."""
-    if settings.jobs_backend != "celery" or settings.redis_url is None:
+    if redis_url is None:
         return None
-    return interval_gate("llm", settings.llm_min_interval_seconds, settings)
+    return interval_gate("llm", interval, redis_url)
 
 
 def redis_client(url: str) -> Any:

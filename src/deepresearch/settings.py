@@ -293,6 +293,14 @@ class Settings(BaseSettings):
     def jobs_db_path(self) -> Path:
         return self.home / "jobs.sqlite"
 
+    @property
+    def shared_redis_url(self) -> str | None:
+        """The Redis every process of a team setup shares its rate limits through (``REDIS_URL`` with
+        ``JOBS_BACKEND=celery``); None when this process keeps its own."""
+        if self.jobs_backend != "celery" or self.redis_url is None:
+            return None
+        return self.redis_url.get_secret_value()
+
     def request_search_backends(self) -> list[str]:
         """The search backends a request may choose: ``SEARCH_API`` and ``REQUEST_SEARCH_APIS``."""
         listed = (name.strip().lower() for name in self.request_search_apis.split(","))

@@ -49,8 +49,16 @@ def test_an_unreachable_redis_paces_within_the_process() -> None:
     assert gate.wait() == 0
 
 
-def test_the_local_backend_keeps_the_in_process_gate() -> None:
-    assert isinstance(interval_gate("llm", 1.0, Settings.load({"jobs_backend": "local"})), IntervalGate)
+def test_the_local_backend_keeps_the_in_process_gate_even_with_a_redis_url() -> None:
+    local = Settings.load({"jobs_backend": "local", "redis_url": "redis://127.0.0.1:1/0"})
+    assert local.shared_redis_url is None
+    assert type(interval_gate("llm", 1.0, local.shared_redis_url)) is IntervalGate
+
+
+def test_the_celery_backend_paces_through_its_redis() -> None:
+    team = Settings.load({"jobs_backend": "celery", "redis_url": "redis://127.0.0.1:1/0"})
+    assert team.shared_redis_url == "redis://127.0.0.1:1/0"
+    assert isinstance(interval_gate("llm", 1.0, team.shared_redis_url), RedisIntervalGate)
 
 
 def _hold(url: str, out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]

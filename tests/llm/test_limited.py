@@ -9,7 +9,6 @@ from deepresearch.limits import call_slots
 from deepresearch.llm.base import Message
 from deepresearch.llm.limited import LimitedModel
 from deepresearch.llm.testing import FunctionModel
-from deepresearch.settings import Settings
 
 WAIT = 30.0
 
@@ -37,8 +36,7 @@ def test_calls_beyond_the_limit_wait_for_a_free_slot() -> None:
             assert state.wait_for(lambda: entered >= count, timeout=WAIT)
             return inside
 
-    settings = Settings.load({"llm_max_concurrency": 2})
-    model = LimitedModel(FunctionModel(answer), call_slots("test-llm", 2, settings, hold_seconds=60))
+    model = LimitedModel(FunctionModel(answer), call_slots("test-llm", 2, None, hold_seconds=60))
     with ThreadPoolExecutor(4) as pool:
         calls = [pool.submit(lambda: model.complete([Message("user", "hi")]).text) for _ in range(4)]
         try:

@@ -159,14 +159,14 @@ def _wrapped(settings: Settings, model: ChatModel, identity: dict[str, Any]) -> 
         from deepresearch.limits import model_gate
         from deepresearch.llm.pacing import PROCESS_GATE, PacedModel
 
-        gate = model_gate(settings) or PROCESS_GATE
+        gate = model_gate(settings.llm_min_interval_seconds, settings.shared_redis_url) or PROCESS_GATE
         wrappers.append(lambda inner: PacedModel(inner, settings.llm_min_interval_seconds, gate=gate))
     if settings.llm_max_concurrency > 0:
         from deepresearch.limits import call_slots
         from deepresearch.llm.limited import LimitedModel
 
         hold = 2 * settings.llm_timeout
-        slots = call_slots("llm", settings.llm_max_concurrency, settings, hold_seconds=hold)
+        slots = call_slots("llm", settings.llm_max_concurrency, settings.shared_redis_url, hold_seconds=hold)
         wrappers.append(lambda inner: LimitedModel(inner, slots))
     if settings.llm_cache != "off":
         from deepresearch.llm.cache import CachedModel, CacheMode

@@ -52,7 +52,7 @@ def build_web_backend(name: str, settings: Settings) -> Throttled:
     engine = _engine(name, settings)
     interval, parallel = pacing_of(engine, settings.search_min_interval_seconds)
     policy = search_policy(settings.search_max_retries)
-    gate = interval_gate(f"search:{name}", interval, settings)
+    gate = interval_gate(f"search:{name}", interval, settings.shared_redis_url)
     return Throttled(engine, gate=gate, policy=policy, max_parallel=parallel)
 
 
