@@ -17,6 +17,7 @@ lint:
 	.venv/bin/ruff check src tests
 	.venv/bin/ruff format --check src tests
 	.venv/bin/mypy
+	.venv/bin/lint-imports
 
 bench:
 	.venv/bin/python bench/index_bench.py
