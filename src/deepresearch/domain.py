@@ -13,6 +13,9 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 TaskStatus = Literal["pending", "in_progress", "completed", "skipped", "failed"]
+DROPPED = "dropped at plan review"
+"""The ``skip_reason`` of a task a person dropped at plan review: never searched, judged or reported
+as evidence, only listed as dropped."""
 
 
 class ResearchRole(BaseModel):

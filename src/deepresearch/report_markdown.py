@@ -15,7 +15,7 @@ from deepresearch.answers.evidence import about_question
 from deepresearch.answers.ground import GroundedAnswer
 from deepresearch.answers.question import frame_question
 from deepresearch.citations import Source, cited_ids, number_citations, render_references, resolve_citations
-from deepresearch.domain import ReportResult, RoundEvaluation, TodoItem
+from deepresearch.domain import DROPPED, ReportResult, RoundEvaluation, TodoItem
 from deepresearch.extractive import with_subject
 from deepresearch.model_outputs import Insight, ReportDraft
 from deepresearch.report_text import HEADINGS
@@ -26,6 +26,12 @@ ESTABLISHED_SUPPORT = 0.6
 PARTIAL_SUPPORT = 0.5
 _HEADING = re.compile(r"(?m)^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _POINT = re.compile(r"^-\s+(.*?)\s*((?:\[\d+(?:,\s*\d+)*\]\s*)+)$")
+_BOOKKEEPING = re.compile(
+    r"^(?:(?:plan|role|judge|report|round \d+):|removed \d+ run folder|task \d+: model summary failed)"
+)
+"""Notices about how the run went about its work (the plan's drops and top-ups, the role, the
+judge's or a summary's fallback, the rounds, old run folders): kept in the result's ``fallbacks``
+and ``notices``, but no limit of the report, since none changes how far its answer can be trusted."""
 
 
 @dataclass
@@ -47,6 +53,7 @@ class _Body:
 
     valid: set[int]
     about: set[int]
+    terms: frozenset[str] = frozenset()
     removed: int = 0
     dropped_insights: int = 0
 
@@ -55,7 +62,9 @@ def render_report(inp: ReportInput) -> ReportResult:
     """The Markdown report (see the module docstring)."""
     h = HEADINGS.get(inp.language, HEADINGS["en"])
     draft = inp.draft or ReportDraft(answer="", background="", insights=[], risks=[])
-    state = _Body(valid={s.id for s in inp.sources}, about=_about(inp))
+    state = _Body(
+        valid={s.id for s in inp.sources}, about=_about(inp), terms=frozenset(key_stems(inp.question))
+    )
     insights, marks = _insights(inp, draft, state, h)
     parts = [
         f"# {inp.question}",
@@ -88,9 +97,23 @@ def _about(inp: ReportInput) -> set[int]:
     answer's chain (the second hop's passage need not name the question's names)."""
     frame = frame_question(inp.question)
     about = about_question(frame.terms, inp.sources, ABOUT_FLOOR, frame.names)
-    if inp.answer is not None:
-        about |= {i for i in (inp.answer.source_id, inp.answer.via_source_id) if i is not None}
+    if inp.answer is not None and inp.answer.source_id is not None:
+        about.add(inp.answer.source_id)
+    via = _via(inp.answer)
+    if via is not None:
+        about.add(via[1])
     return about
+
+
+def _via(answer: GroundedAnswer | None) -> tuple[str, int] | None:
+    """The answer's bridge sentence and its source, when it is another passage: another source
+    and another sentence than the one that holds the answer (else there is no bridge to show)."""
+    if answer is None or not answer.via_sentence or answer.via_source_id is None:
+        return None
+    same_text = _sentence_key(answer.via_sentence) == _sentence_key(answer.sentence)
+    if answer.via_source_id == answer.source_id or same_text:
+        return None
+    return answer.via_sentence, answer.via_source_id
 
 
 def _section(title: str, text: str) -> str:
@@ -118,9 +141,10 @@ def _answer_block(answer: GroundedAnswer | None, sources: Sequence[Source], h: d
         return line
     said = with_subject(answer.sentence, _title(sources, answer.source_id))
     quote = f"*{h['evidence_for']}:* “{said}” [{answer.source_id}]"
-    if answer.via_sentence and answer.via_source_id is not None:
-        via = with_subject(answer.via_sentence, _title(sources, answer.via_source_id))
-        quote += f" — {h['via']} “{via}” [{answer.via_source_id}]"
+    bridge = _via(answer)
+    if bridge is not None:
+        via = with_subject(bridge[0], _title(sources, bridge[1]))
+        quote += f" — {h['via']} “{via}” [{bridge[1]}]"
     return f"{line}\n\n{quote}"
 
 
@@ -164,7 +188,7 @@ def _checked_insight(insight: Insight, sources: Sequence[Source], state: _Body) 
     if not cited_ids(text):
         text += "".join(f" [{i}]" for i in ids)
     about = [i for i in ids if i in state.about]
-    if not about:
+    if not about or not on_question(text, state.terms):
         return None
     by_id = {s.id: s for s in sources}
     support = max(support_share(text, by_id[i]) for i in about)
@@ -193,9 +217,10 @@ def _answer_insights(inp: ReportInput, h: dict[str, str]) -> list[tuple[str, str
         return []
     title = _title(inp.sources, answer.source_id)
     text = f"{with_subject(answer.sentence, title)} [{answer.source_id}]"
-    if answer.via_sentence and answer.via_source_id is not None:
-        via = with_subject(answer.via_sentence, _title(inp.sources, answer.via_source_id))
-        return [(f"{via} [{answer.via_source_id}] — {text}", "inferred")]
+    bridge = _via(answer)
+    if bridge is not None:
+        via = with_subject(bridge[0], _title(inp.sources, bridge[1]))
+        return [(f"{via} [{bridge[1]}] — {text}", "inferred")]
     return [(text, "established")]
 
 
@@ -207,10 +232,18 @@ def _quoted_insights(inp: ReportInput, state: _Body, have: Sequence[str]) -> lis
         for line in task.summary.splitlines():
             point = _POINT.match(line.strip())
             quoted = any(point.group(1) in text for text in have) if point else True
-            if point and set(cited_ids(point.group(2))) <= state.about and not quoted:
+            wanted = point is not None and on_question(point.group(1), state.terms)
+            if point and wanted and set(cited_ids(point.group(2))) <= state.about and not quoted:
                 out.append((f"{point.group(1)} {point.group(2).strip()}", "established"))
                 break
     return out
+
+
+def on_question(text: str, question_terms: frozenset[str]) -> bool:
+    """Whether ``text`` shares a key term (or a name) with the question: an insight that shares
+    none is about something else, however good its passage (a region's population in a question
+    about a town's founder)."""
+    return bool(set(key_stems(strip_citations(text))) & question_terms)
 
 
 def _dedupe(lines: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -236,11 +269,20 @@ def _evidence(inp: ReportInput, state: _Body, h: dict[str, str]) -> str:
     latest = {j.task_id: j for j in inp.evaluations[-1].tasks} if inp.evaluations else {}
     blocks, seen = [], set[str]()
     for task in inp.tasks:
+        if _listed_in_limits(task):
+            continue
         judgement = latest.get(task.id)
-        score = f" — {h['relevance'].format(score=judgement.relevance)}" if judgement else ""
-        summary = _task_evidence(task, state, seen) or _no_evidence(task, h)
+        evidence = _task_evidence(task, state, seen)
+        score = f" — {h['relevance'].format(score=judgement.relevance)}" if judgement and evidence else ""
+        summary = evidence or _no_evidence(task, h)
         blocks.append(f"### {h['task'].format(id=task.id, title=task.title)}{score}\n\n{summary}")
     return "\n\n".join(blocks)
+
+
+def _listed_in_limits(task: TodoItem) -> bool:
+    """Skipped and failed tasks (those dropped at plan review among them) are listed once, with
+    their reason, in the Limits box, and get no Evidence section of their own."""
+    return task.status in ("skipped", "failed")
 
 
 def _task_evidence(task: TodoItem, state: _Body, seen: set[str]) -> str:
@@ -278,21 +320,24 @@ def _run_gaps(inp: ReportInput) -> list[str]:
     """The judge's gap terms that no source of the whole run contains (a task's gap may be
     another task's find)."""
     present = set(key_stems(" ".join(f"{s.title} {s.content or s.snippet}" for s in inp.sources)))
-    gaps = dict.fromkeys(g for j in inp.evaluations[-1].tasks for g in j.gaps)
+    dropped = {t.id for t in inp.tasks if t.skip_reason == DROPPED}
+    gaps = dict.fromkeys(g for j in inp.evaluations[-1].tasks if j.task_id not in dropped for g in j.gaps)
     return [g for g in gaps if not set(key_stems(g)) <= present]
 
 
 def _limits(inp: ReportInput, h: dict[str, str], state: _Body) -> str:
+    """The lines that change how far the reader should trust the answer (see :func:`_thin`,
+    :data:`_BOOKKEEPING`)."""
     lines = []
     if inp.answer is not None and inp.answer.status == "unverified":
         lines.append(h["unverified"])
-    if inp.evaluations and not inp.evaluations[-1].enough:
+    if _thin(inp):
         last = inp.evaluations[-1]
         lines.append(
             h["thin"].format(score=last.relevance, rounds=len(inp.evaluations), threshold=inp.threshold)
         )
     for task in inp.tasks:
-        if task.status in ("skipped", "failed"):
+        if _listed_in_limits(task):
             reason = task.skip_reason or task.status
             lines.append(h["skipped"].format(id=task.id, title=task.title, reason=reason.rstrip(".")))
     fallback = sum(s.is_fallback for s in inp.sources)
@@ -302,8 +347,17 @@ def _limits(inp: ReportInput, h: dict[str, str], state: _Body) -> str:
         lines.append(h["removed"].format(count=state.removed))
     if state.dropped_insights:
         lines.append(h["dropped_insights"].format(count=state.dropped_insights))
-    lines.extend(inp.notices)
+    lines.extend(n for n in inp.notices if not _BOOKKEEPING.match(n))
     return "\n".join(f"> - {line}" for line in lines)
+
+
+def _thin(inp: ReportInput) -> bool:
+    """Thin evidence is worth a line only where no grounded answer stands (a cited answer is not
+    thin evidence, whatever the relevance score) and the score is below the threshold (so never
+    against a 0 % threshold, nor when the score passed and only the answer was missing, which
+    the answer line already says)."""
+    grounded = inp.answer is not None and inp.answer.status not in ("abstained", "unverified")
+    return bool(inp.evaluations) and not grounded and inp.evaluations[-1].relevance < inp.threshold
 
 
 def _references(inp: ReportInput, order: Sequence[int], h: dict[str, str]) -> str:

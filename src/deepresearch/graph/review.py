@@ -14,7 +14,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from deepresearch.domain import TodoItem
+from deepresearch.domain import DROPPED, TodoItem
 from deepresearch.errors import InvalidQuestionError
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
@@ -23,7 +23,6 @@ from deepresearch.graph.state import ResearchState
 PlanReviewer = Callable[[list[TodoItem]], Sequence[TodoItem]]
 """Gets the planned tasks, returns the ones to research (edited or not)."""
 
-DROPPED = "dropped at plan review"
 EDITABLE = ("title", "intent", "query")
 
 
@@ -87,3 +86,6 @@ def interrupt_reviewer(planned: list[TodoItem]) -> Sequence[TodoItem]:
     shown = [t.model_dump(include={"id", "title", "intent", "query"}) for t in planned]
     decision = interrupt({"tasks": shown})
     return decision_reviewer(decision if isinstance(decision, Mapping) else {"accept": True})(planned)
+
+
+__all__ = ["DROPPED", "PlanReviewer", "decision_reviewer", "interrupt_reviewer", "review_plan", "reviewed"]

@@ -4,9 +4,10 @@ and whether the sources answer the question at all (a grounded answer, not an ab
 Code relevance: a source is relevant to a task when it contains at least half of the key terms
 of the task's first query, and at least two of them when the query has two or more.
 Task relevance is relevant/total (a task without sources scores 0); the run's relevance is the
-mean over tasks. Gaps are the question's and the task's key terms that no source of the task
-contains. Terms are compared by stem, as the index compares them (see :mod:`deepresearch.text`):
-a source with "breeds" contains the term "breed". With ``model_judge`` on, the model's score is
+mean over tasks; a task dropped at plan review is not judged (nobody looked for it). Gaps are the
+question's and the task's key terms that no source of the task contains. Terms are compared by
+stem, as the index compares them (see :mod:`deepresearch.text`): a source with "breeds" contains
+the term "breed". With ``model_judge`` on, the model's score is
 averaged in; both kept, and the same answer carries the model's query for each task whose evidence
 is thin (``next_query``), which the re-query step tries first: one call per round, not two. Whether
 the sources answer (code's grounded answer) is worked out while the model judges, not after.
@@ -23,7 +24,7 @@ from langgraph.runtime import Runtime
 
 from deepresearch.answers.ground import ground_answer
 from deepresearch.citations import Source
-from deepresearch.domain import RoundEvaluation, TaskJudgement, TodoItem
+from deepresearch.domain import DROPPED, RoundEvaluation, TaskJudgement, TodoItem
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
 from deepresearch.graph.state import ResearchState
@@ -38,7 +39,8 @@ RELEVANT_COVERAGE = 0.5
 def judge(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     ctx, started = runtime.context, time.perf_counter()
     runtime.stream_writer(event("status", step="judge", message="Judging the evidence"))
-    tasks, sources = state["tasks"], state.get("sources", [])
+    tasks = [t for t in state["tasks"] if t.skip_reason != DROPPED]
+    sources = state.get("sources", [])
     judgements = [code_judgement(state["question"], t, sources) for t in tasks]
     fallbacks: list[str] = []
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="deepresearch-ground") as pool:
