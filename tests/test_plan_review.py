@@ -190,13 +190,13 @@ def test_cli_clarify_asks_what_a_broad_question_should_focus_on(cli_env: dict[st
     )
     assert done.returncode == 0, done.stderr
     assert "The question is broad" in done.stderr
-    assert json.loads(done.stdout)["question"] == "Prague clock — focus: its builder"
+    assert json.loads(done.stdout)["question"] == "Prague clock: its builder"
 
 
 @pytest.mark.parametrize(
     ("question", "answer", "asked", "researched"),
     [
-        ("quantum computing", "error correction\n", True, "quantum computing — focus: error correction"),
+        ("quantum computing", "error correction\n", True, "quantum computing: error correction"),
         ("quantum computing?", "\n", True, "quantum computing?"),
         (
             "When was the astronomical clock in Prague built?",

@@ -17,8 +17,10 @@ from deepresearch import research
 from deepresearch.answers.ground import GroundedAnswer
 from deepresearch.citations import Source
 from deepresearch.domain import RoundEvaluation, TaskJudgement, TodoItem
+from deepresearch.graph.planning import ANCHOR_TITLE, build_plan, is_fragment
 from deepresearch.graph.review import DROPPED
 from deepresearch.llm.testing import ScriptedModel
+from deepresearch.model_outputs import PlannedTask
 from deepresearch.report_markdown import ReportInput, render_report
 from deepresearch.search.base import SearchHit
 from deepresearch.search.testing import StaticSearch
@@ -214,3 +216,51 @@ def test_an_insight_that_shares_nothing_with_the_question_is_left_out() -> None:
     insights = markdown.split("## Key insights", 1)[1].split("\n## ", 1)[0]
     assert "population" not in insights
     assert "painter of seascapes" in insights
+
+
+# 5. Tasks that are fragments or copies
+
+
+@pytest.mark.parametrize("title", ["EP", "Norway", "Portugal", "History of the"])
+def test_a_fragment_title_is_replaced(title: str) -> None:
+    question = "Which composer wrote the anthem of the town where the chemist Ilse Marrow taught?"
+    proposed = [PlannedTask(title=title, intent="", query="Ilse Marrow chemist taught town")]
+    tasks, _ = build_plan(question, "en", proposed)
+    assert title not in [t.title for t in tasks]
+    for task in tasks:
+        assert task.title == ANCHOR_TITLE or not is_fragment(task.title), task.title
+
+
+def test_the_derived_details_task_has_no_fragment_title() -> None:
+    question = "In what year was the granary in the village where the weaver Tomas Ferrel lived restored?"
+    tasks, _ = build_plan(question, "en", [])
+    assert not [t.title for t in tasks if t.title.startswith("Details:")]
+    for task in tasks:
+        assert task.title == ANCHOR_TITLE or not is_fragment(task.title), task.title
+
+
+def test_no_task_repeats_the_question_or_another_task_by_title() -> None:
+    question = "Which river flows past the abbey where the monk Aldric Venn copied manuscripts?"
+    proposed = [
+        PlannedTask(title=question, intent="", query=question),
+        PlannedTask(title="Aldric Venn", intent="", query="Aldric Venn monk abbey"),
+        PlannedTask(title="Aldric Venn", intent="", query="abbey river manuscripts copied"),
+    ]
+    tasks, _ = build_plan(question, "en", proposed)
+    titles = [t.title.casefold() for t in tasks]
+    assert question.casefold() not in titles
+    assert len(titles) == len(set(titles)), titles
+
+
+def test_clarify_adds_the_reader_s_focus_without_the_word_focus() -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from deepresearch.cli.review import clarify
+
+    question = clarify("Ventral clock", Console(file=StringIO()), read=lambda: "its maker\n")
+    assert "focus" not in question.lower()
+    assert "Ventral clock" in question and "its maker" in question
+    tasks, _ = build_plan(question, "en", [])
+    assert not [t.query for t in tasks if "focus" in t.query.lower()]

@@ -64,7 +64,8 @@ VAGUE_TERMS = 3
 
 def clarify(question: str, console: Console, read: Callable[[], str] | None = None) -> str:
     """``research --clarify``: for a broad question ("quantum computing"), ask once what the
-    research should focus on and add the answer to the question; Enter keeps it as it is."""
+    research should focus on and add the answer to the question ("quantum computing: error
+    correction"; no word of ours, which the plan would search); Enter keeps it as it is."""
     if len(key_terms(question)) >= VAGUE_TERMS:
         return question
     console.print(
@@ -72,4 +73,4 @@ def clarify(question: str, console: Console, read: Callable[[], str] | None = No
         "(an aspect, a period, a place)? Enter keeps it as it is."
     )
     focus = " ".join((read or sys.stdin.readline)().split())
-    return f"{question.rstrip(' ?？.')} — focus: {focus}" if focus else question
+    return f"{question.rstrip(' ?？.')}: {focus}" if focus else question

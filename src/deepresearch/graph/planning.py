@@ -131,13 +131,15 @@ def build_plan(
             return [fallback_task(question, language)], [f"plan: {reason}; using the fallback task"]
         fallbacks = [f"plan: {reason}; planned from the question's terms and names"]
         update = [{"id": i + 1, "is_fallback": True} for i in range(len(derived))]
-        return [t.model_copy(update=u) for t, u in zip(derived[:MAX_TASKS], update, strict=False)], fallbacks
+        titled = _readable_titles(question, derived[:MAX_TASKS])
+        return [t.model_copy(update=u) for t, u in zip(titled, update, strict=False)], fallbacks
     fallbacks = [f"plan: dropped {rejected} unusable task(s) ({why})"] if rejected else []
     tasks = _with_anchor(question, kept)
     if len(tasks) < MIN_TASKS:
         tasks = _top_up(question, tasks)
         fallbacks.append("plan: added tasks derived from the question's names")
-    return [t.model_copy(update={"id": i + 1}) for i, t in enumerate(tasks[:MAX_TASKS])], fallbacks
+    titled = _readable_titles(question, tasks[:MAX_TASKS])
+    return [t.model_copy(update={"id": i + 1}) for i, t in enumerate(titled)], fallbacks
 
 
 FALLBACK_TASKS = {
@@ -178,10 +180,36 @@ def _usable(question: str, proposed: list[PlannedTask]) -> tuple[list[TodoItem],
             dropped[reason] += 1
             continue
         title = " ".join(item.title.split())[:80]
-        title = title if title and not is_fragment(title, min_terms=1) else _title_of(query)
         intent = " ".join(item.intent.split())[:300] or title
         kept.append(TodoItem(id=len(kept) + 1, title=title, intent=intent, query=query))
     return kept, dropped
+
+
+def _readable_titles(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
+    """``tasks`` with every title a reader can tell apart: a title that is a fragment ("EP",
+    "Australia": fewer than two content terms, or cut short, see :func:`is_fragment`) becomes its
+    query; a title that repeats the question is :data:`ANCHOR_TITLE` on the task that searches the
+    question (its query elsewhere);
+    a title an earlier task already has becomes its query (and a task that still repeats an
+    earlier title is no task of its own)."""
+    asked, whole = _title_key(question), set(key_stems(question))
+    out: list[TodoItem] = []
+    for task in tasks:
+        title = task.title
+        if _title_key(title) == asked:
+            searches_it = _jaccard(set(key_stems(task.query)), whole) >= DUPLICATE_JACCARD
+            title = ANCHOR_TITLE if searches_it else _title_of(task.query)
+        elif is_fragment(title):
+            title = _title_of(task.query)
+        if _title_key(title) in {_title_key(t.title) for t in out}:
+            title = _title_of(task.query)
+        if _title_key(title) not in {_title_key(t.title) for t in out}:
+            out.append(task.model_copy(update={"title": title}))
+    return out
+
+
+def _title_key(title: str) -> str:
+    return " ".join(tokens(title))
 
 
 def has_placeholder(query: str) -> bool:
@@ -259,13 +287,14 @@ def _top_up(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
     covered = set().union(*(h for h in have if _jaccard(h, anchor) < DUPLICATE_JACCARD))
     rest = " ".join(t for t in key_terms(question) if stem(t) not in covered)
     fresh = not _repeats(set(key_stems(rest)), have, anchor)
-    if rest and fresh and not is_fragment(rest) and len(tasks) + len(extra) < MIN_TASKS:
-        extra.append(
-            TodoItem(
-                id=0, title=f"Details: {rest}", intent=f"What the question says about {rest}", query=rest
-            )
-        )
+    if fresh and len(key_terms(rest)) >= MIN_REST_TERMS and len(tasks) + len(extra) < MIN_TASKS:
+        extra.append(TodoItem(id=0, title=rest, intent=f"What the question says about {rest}", query=rest))
     return [*tasks, *extra]
+
+
+MIN_REST_TERMS = 3
+"""The question's leftover terms make a task of their own only with at least this many: two
+("year constructed") are a fragment of the question, no search and no title."""
 
 
 def _repeats(terms: set[str], have: list[set[str]], question: set[str]) -> bool:
