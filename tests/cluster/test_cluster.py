@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from ..server.helpers import TOPIC, wait_job
+from ..server.test_crash import assert_each_step_event_once
 from .cluster import Cluster, follow
 
 FINISHED = ("completed", "failed", "cancelled")
@@ -74,6 +75,7 @@ def test_a_worker_killed_mid_job_leaves_its_jobs_to_the_other_which_resumes_them
         resumed = events[len(before[job_id]) :]
         assert any(e["type"] == "status" and e.get("step") == "resume" for e in resumed)
         assert [e["type"] for e in events].count("todo_list") == 1
+        assert_each_step_event_once(events)
     notes = [Path(n["path"]) for view in views for n in view["result"]["notes"]]
     assert notes and len(set(notes)) == len(notes) and all(path.is_file() for path in notes)
     written = {p for p in (cluster.home / "notes").rglob("*.md")}

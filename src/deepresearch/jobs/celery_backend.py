@@ -9,13 +9,13 @@ Every delivery of one job but the one holding the live lease is a no-op.
 
 from __future__ import annotations
 
-import logging
+import contextlib
 from typing import TYPE_CHECKING, Any
 
-from deepresearch.errors import ConfigurationError, DeepResearchError, QueueFullError
+from deepresearch.errors import ConfigurationError, QueueFullError, UnavailableError
 from deepresearch.jobs.base import Notifier
 from deepresearch.jobs.postgres import PostgresJobStore, connection_pool, migrate
-from deepresearch.jobs.redis_bus import RedisBus
+from deepresearch.jobs.redis_bus import PREFIX, RedisBus
 from deepresearch.jobs.runner import JobRunner, status_event
 from deepresearch.limits import TEAM_EXTRA
 
@@ -26,13 +26,14 @@ if TYPE_CHECKING:
     from deepresearch.service import Service
     from deepresearch.settings import Settings
 
-logger = logging.getLogger(__name__)
-
 TASK = "deepresearch.run_job"
 QUEUE = "deepresearch"
 VISIBILITY_TIMEOUT = 3600.0
 """When Redis gives an unacknowledged task to another worker; leases usually hand a dead worker's
 job on much sooner, and a second delivery of a live job is a no-op."""
+SENT = f"{PREFIX}:sent:"
+SENT_SECONDS = 24 * 3600
+"""How long a job's "sent" mark lives if no worker takes the job (then it is sent once more)."""
 
 
 def require_urls(settings: Settings) -> tuple[str, str]:
@@ -68,8 +69,57 @@ def celery_app(redis_url: str) -> Celery:
     return app
 
 
-def enqueue(app: Celery, job_id: str) -> None:
-    app.send_task(TASK, args=[job_id], queue=QUEUE)
+class Broker:
+    """Sends job ids to the workers' queue and marks each one sent, in the same Redis.
+
+    A mark shares its message's fate (a Redis restarted without persistence, or flushed, loses
+    both), so a queued job without a mark has no message: the workers' keepers find those
+    (:meth:`unsent`) and send them again within a lease period. A worker removes the mark when it
+    takes the job (:meth:`taken`), so a job queued again later is judged by its new message alone.
+    """
+
+    def __init__(self, app: Celery, bus: RedisBus) -> None:
+        self.app = app
+        self.bus = bus
+
+    def send(self, job_id: str) -> None:
+        """:class:`UnavailableError` when the broker cannot take it now."""
+        import redis
+        from kombu.exceptions import KombuError
+
+        try:
+            self.app.send_task(TASK, args=[job_id], queue=QUEUE)
+            self.bus.client.set(SENT + job_id, 1, ex=SENT_SECONDS)
+        except (KombuError, redis.RedisError, OSError) as exc:
+            self.bus.outage.failed(exc)
+            raise UnavailableError(
+                f"the broker (REDIS_URL) cannot take jobs now: {type(exc).__name__}: {exc}"
+            ) from exc
+        self.bus.outage.answered()
+
+    def taken(self, job_id: str) -> None:
+        import redis
+
+        try:
+            self.bus.client.delete(SENT + job_id)
+        except redis.RedisError as exc:
+            self.bus.outage.failed(exc)
+
+    def unsent(self, job_ids: list[str]) -> list[str]:
+        """Those of ``job_ids`` whose message is not in the broker; none while Redis is down."""
+        import redis
+
+        if not job_ids:
+            return []
+        try:
+            pipe = self.bus.client.pipeline(transaction=False)
+            for job_id in job_ids:
+                pipe.exists(SENT + job_id)
+            found = pipe.execute()
+        except redis.RedisError as exc:
+            self.bus.outage.failed(exc)
+            return []
+        return [job_id for job_id, present in zip(job_ids, found, strict=True) if not present]
 
 
 class CeleryBackend:
@@ -80,6 +130,7 @@ class CeleryBackend:
         self.store = store
         self.bus = bus
         self.app = app
+        self.broker = Broker(app, bus)
         self.notifier = Notifier()
         self.runner = JobRunner(service, store, None, bus.publish_event)
 
@@ -110,21 +161,18 @@ class CeleryBackend:
         job = self.store.create(topic, overrides=overrides, review_plan=review_plan)
         self.runner.append(job.id, status_event("queued", "Queued", position=queued + 1))
         try:
-            enqueue(self.app, job.id)
-        except Exception as exc:  # noqa: BLE001 - kombu raises many kinds; the job records which
-            message = f"could not queue the job on the broker (REDIS_URL): {type(exc).__name__}: {exc}"
-            self.runner.fail(job.id, self.service.redactor.text(message), "internal")
-            raise DeepResearchError(self.service.redactor.text(message)) from None
+            self.broker.send(job.id)
+        except UnavailableError:
+            self.store.discard(job.id)
+            raise
         return job
 
     def continue_review(self, job_id: str, decision: dict[str, Any]) -> JobRow:
-        """Queued again with its reviewed plan; a broker that is down now leaves it to the
-        workers' keeper, which sends stranded queued jobs again."""
+        """Queued again with its reviewed plan; a broker that is down now leaves it unmarked, and
+        a worker's keeper sends it once Redis answers."""
         self.runner.continue_review(job_id, decision)
-        try:
-            enqueue(self.app, job_id)
-        except Exception as exc:  # noqa: BLE001 - requeued later by a worker's keeper
-            logger.warning("job %s: could not queue it on the broker now: %s", job_id, exc)
+        with contextlib.suppress(UnavailableError):
+            self.broker.send(job_id)
         return self.store.require(job_id)
 
     def record_dry_run(self, topic: str, overrides: dict[str, Any], checks: list[dict[str, Any]]) -> JobRow:

@@ -84,6 +84,10 @@ REQUEUE_LEASES = 0.5
 """How often, in lease periods, the keepers look for queued jobs whose broker message is missing."""
 POOL_WAIT_SECONDS = 5.0
 """How long a request waits for a database connection before it is answered 503 (unavailable)."""
+RECONNECT_SECONDS = 10.0
+"""How long the pool retries one reconnection (with backoff) before the next request starts a fresh
+one: with psycopg_pool's default (5 min) the backoff grew so long during an outage that the pool
+stayed empty minutes after the database was back."""
 FIX = (
     "set DATABASE_URL to a reachable PostgreSQL database, e.g. postgresql://user:pass@host:5432/deepresearch"
 )
@@ -110,6 +114,7 @@ def connection_pool(url: str, *, max_size: int = 10) -> ConnectionPool:
         open=True,
         check=ConnectionPool.check_connection,
         timeout=POOL_WAIT_SECONDS,
+        reconnect_timeout=RECONNECT_SECONDS,
     )
 
 

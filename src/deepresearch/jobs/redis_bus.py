@@ -25,12 +25,38 @@ EVENTS = f"{PREFIX}:events:"
 CANCEL = f"{PREFIX}:cancel"
 
 
+class RedisOutage:
+    """Logs an outage of Redis once when it starts and once when it ends, however many calls fail
+    in between (a worker publishes several events a second; a line for each flooded the log)."""
+
+    def __init__(self) -> None:
+        self._down = False
+        self._lock = threading.Lock()
+
+    def failed(self, exc: BaseException) -> None:
+        with self._lock:
+            was_down, self._down = self._down, True
+        if not was_down:
+            logger.warning(
+                "Redis is unreachable (%s); live events and cancels wait for it, the database keeps "
+                "every event",
+                exc,
+            )
+
+    def answered(self) -> None:
+        with self._lock:
+            was_down, self._down = self._down, False
+        if was_down:
+            logger.warning("Redis answers again; live events and cancels flow")
+
+
 class RedisBus:
     """Publishes events and cancels; :meth:`listen` delivers messages to a handler on a thread."""
 
     def __init__(self, url: str) -> None:
         self.url = url
         self.client = redis_client(url)
+        self.outage = RedisOutage()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
@@ -50,7 +76,9 @@ class RedisBus:
         try:
             self.client.publish(channel, data)
         except redis.RedisError as exc:
-            logger.warning("could not publish on %s (readers fall back to the database): %s", channel, exc)
+            self.outage.failed(exc)
+        else:
+            self.outage.answered()
 
     def listen_events(self, handler: Callable[[StoredEvent], None]) -> None:
         """Every job's events, as published, to ``handler`` (on a background thread)."""
@@ -81,7 +109,7 @@ class RedisBus:
             try:
                 self._receive(pattern, handler, ready)
             except redis.RedisError as exc:
-                logger.warning("Redis subscription %s lost (%s); reconnecting", pattern, exc)
+                self.outage.failed(exc)
                 self._stop.wait(1.0)
 
     def _receive(self, pattern: str, handler: Callable[[str], object], ready: threading.Event) -> None:
@@ -89,6 +117,7 @@ class RedisBus:
         try:
             pubsub.psubscribe(pattern)
             pubsub.get_message(timeout=1.0)
+            self.outage.answered()
             ready.set()
             while not self._stop.is_set():
                 message = pubsub.get_message(timeout=0.5)

@@ -10,20 +10,20 @@ are handed back at once, to resume from their checkpoint on another worker.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import socket
 import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from deepresearch.jobs.celery_backend import QUEUE, TASK, celery_app, enqueue, require_urls
+from deepresearch.errors import UnavailableError
+from deepresearch.jobs.celery_backend import QUEUE, TASK, Broker, celery_app, require_urls
 from deepresearch.jobs.postgres import PostgresJobStore, connection_pool, migrate, postgres_checkpointer
 from deepresearch.jobs.redis_bus import RedisBus
 from deepresearch.jobs.runner import JobRunner
 
 if TYPE_CHECKING:
-    from celery import Celery
-
     from deepresearch.llm.base import ChatModel
     from deepresearch.search.base import SearchBackend
     from deepresearch.service import ServerOptions
@@ -39,7 +39,7 @@ class WorkerRuntime:
     runner: JobRunner
     store: PostgresJobStore
     bus: RedisBus
-    app: Celery
+    broker: Broker
     checkpointer: Any
     stopped: threading.Event = field(default_factory=threading.Event)
 
@@ -57,7 +57,8 @@ class WorkerRuntime:
                 logger.exception("renewing leases failed")
 
     def keep_once(self) -> None:
-        """Renew this worker's leases, stop what must stop, queue again what lost its worker."""
+        """Renew this worker's leases, stop what must stop, queue again what lost its worker or its
+        broker message."""
         for job_id in self.store.renew(self.runner.running()):
             if self.store.require(job_id).cancel_requested:
                 self.runner.signal_cancel(job_id)
@@ -65,15 +66,22 @@ class WorkerRuntime:
                 self.runner.signal_lost(job_id)
         for job_id in self.store.reclaim_expired():
             logger.warning("job %s lost its worker; queued again to resume from its checkpoint", job_id)
-            enqueue(self.app, job_id)
-        for job_id in self.store.requeue_stranded():
-            logger.warning("job %s was queued but never taken; sent to the broker again", job_id)
-            enqueue(self.app, job_id)
+            self._send(job_id)
+        for job_id in self.broker.unsent(self.store.requeue_stranded()):
+            logger.warning(
+                "job %s was queued with no broker message (lost, or never sent); sent again", job_id
+            )
+            self._send(job_id)
+
+    def _send(self, job_id: str) -> None:
+        """Best effort: a job the broker refuses now stays unmarked and is sent in a later round."""
+        with contextlib.suppress(UnavailableError):
+            self.broker.send(job_id)
 
     def hand_back(self, job_id: str) -> None:
         """A run stopped because this worker is stopping: let another worker resume it now."""
         if self.store.release(job_id):
-            enqueue(self.app, job_id)
+            self._send(job_id)
 
     def shutdown(self) -> None:
         self.runner.stop_all()
@@ -119,6 +127,7 @@ def build_runtime(
     bus = RedisBus(redis_url)
     service = Service(settings, model, search, options or ServerOptions(), Redactor(settings))
     app = celery_app(redis_url)
+    broker = Broker(app, bus)
     runtime: WorkerRuntime
     runner = JobRunner(
         service,
@@ -127,10 +136,11 @@ def build_runtime(
         bus.publish_event,
         on_interrupted=lambda job_id: runtime.hand_back(job_id),
     )
-    runtime = WorkerRuntime(runner, store, bus, app, checkpointer)
+    runtime = WorkerRuntime(runner, store, bus, broker, checkpointer)
 
     @app.task(name=TASK, acks_late=True, reject_on_worker_lost=True)  # type: ignore[untyped-decorator]
     def run_job(job_id: str) -> None:
+        runtime.broker.taken(job_id)
         runtime.runner.run_guarded(job_id)
 
     return runtime
@@ -163,6 +173,6 @@ def run_worker(
         f"--hostname={name or 'deepresearch'}@%h",
     ]
     try:
-        runtime.app.worker_main(argv)
+        runtime.broker.app.worker_main(argv)
     finally:
         runtime.close()
