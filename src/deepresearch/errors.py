@@ -100,6 +100,11 @@ class JobNotFoundError(NotFoundError):
 
     code = "job_not_found"
 
+    @classmethod
+    def of(cls, job_id: str) -> JobNotFoundError:
+        """The error for ``job_id``, worded once for every door (HTTP, MCP, a worker)."""
+        return cls(f"no job {job_id!r}: check the id (the one POST /tasks or start_research returned)")
+
 
 class ConflictError(DeepResearchError):
     """The request does not fit the current state (cancelling a job that has already finished)."""

@@ -170,7 +170,7 @@ def test_a_redis_outage_is_logged_once_not_once_per_event(
     import redis as redis_py
 
     from deepresearch.jobs.redis_bus import RedisBus
-    from deepresearch.jobs.store import StoredEvent
+    from deepresearch.jobs.rows import StoredEvent
 
     redis = servers[0]
     bus = RedisBus(redis.url)

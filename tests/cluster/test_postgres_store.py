@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from deepresearch.errors import ConfigurationError, DeepResearchError
+from deepresearch.errors import ConfigurationError, DeepResearchError, JobNotFoundError
 from deepresearch.jobs.postgres import MIGRATIONS, PostgresJobStore, connection_pool, migrate
 
 
@@ -47,6 +47,14 @@ def test_an_event_whose_key_is_stored_is_not_stored_again(store: PostgresJobStor
     store.append_event(job.id, sources, time.time(), key="task-a:sources:2")
     assert again == first and again.body["data"] == {"round": 1}
     assert [(e.seq, e.type) for e in store.events(job.id)] == [(1, "sources"), (2, "status"), (3, "sources")]
+
+
+def test_an_unknown_job_is_the_projects_not_found_error(store: PostgresJobStore) -> None:
+    with pytest.raises(JobNotFoundError, match="no job 'nope'") as missing:
+        store.require("nope")
+    with pytest.raises(JobNotFoundError):
+        store.append_event("nope", {"type": "status", "step": "x", "data": {}}, time.time())
+    assert missing.value.code == "job_not_found"
 
 
 def test_a_job_is_finished_once_with_its_last_event(store: PostgresJobStore) -> None:

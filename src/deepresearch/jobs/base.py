@@ -11,25 +11,26 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from deepresearch.jobs.store import JobRow, JobStatus, StoredEvent
+from deepresearch.errors import JobNotFoundError
+from deepresearch.jobs.rows import JobRow, JobStatus, StoredEvent
 
 
 class JobStoreLike(Protocol):
     """Jobs and their numbered events, in SQLite (:class:`~deepresearch.jobs.store.JobStore`) or
-    PostgreSQL (:class:`~deepresearch.jobs.postgres.PostgresJobStore`)."""
+    PostgreSQL (:class:`~deepresearch.jobs.postgres.PostgresJobStore`), as the types of
+    :mod:`deepresearch.jobs.rows`."""
 
     def create(
         self, topic: str, *, overrides: dict[str, Any], dry_run: bool = False, review_plan: bool = False
     ) -> JobRow: ...
     def get(self, job_id: str) -> JobRow | None: ...
     def require(self, job_id: str) -> JobRow:
-        """The job; :class:`KeyError` when there is none."""
+        """The job; :class:`~deepresearch.errors.JobNotFoundError` when there is none."""
         job = self.get(job_id)
         if job is None:
-            raise KeyError(job_id)
+            raise JobNotFoundError.of(job_id)
         return job
 
     def recent(self, *, limit: int = 50, offset: int = 0, status: str | None = None) -> list[JobRow]: ...
@@ -58,6 +59,7 @@ class JobStoreLike(Protocol):
         """The job's next event; one whose ``key`` (see :attr:`deepresearch.events.Event.key`) is
         stored already is not stored again, and the stored one is returned."""
         ...
+
     def events(self, job_id: str, *, after: int = 0, limit: int = 500) -> list[StoredEvent]: ...
     def event_types(self, job_id: str) -> Sequence[tuple[str, dict[str, Any]]]: ...
     def close(self) -> None: ...

@@ -22,7 +22,7 @@ from deepresearch.limits import TEAM_EXTRA
 if TYPE_CHECKING:
     from celery import Celery
 
-    from deepresearch.jobs.store import JobRow
+    from deepresearch.jobs.rows import JobRow
     from deepresearch.service import Service
     from deepresearch.settings import Settings
 

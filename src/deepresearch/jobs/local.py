@@ -21,7 +21,8 @@ from deepresearch.jobs.runner import JobRunner, status_event
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
-    from deepresearch.jobs.store import JobRow, JobStore
+    from deepresearch.jobs.rows import JobRow
+    from deepresearch.jobs.store import JobStore
     from deepresearch.service import Service
 
 logger = logging.getLogger(__name__)

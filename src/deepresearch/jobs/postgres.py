@@ -17,9 +17,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
-from deepresearch.errors import ConfigurationError, DeepResearchError, UnavailableError
+from deepresearch.errors import ConfigurationError, DeepResearchError, JobNotFoundError, UnavailableError
 from deepresearch.jobs.base import JobStoreLike
-from deepresearch.jobs.store import (
+from deepresearch.jobs.rows import (
     UNFINISHED,
     JobRow,
     JobStatus,
@@ -416,7 +416,7 @@ def _insert_event(
     """Under the job row's lock: the next ``seq``, unless an event with ``key`` is stored already."""
     row = conn.execute("SELECT last_seq FROM jobs WHERE id = %s FOR UPDATE", (job_id,)).fetchone()
     if row is None:
-        raise KeyError(job_id)
+        raise JobNotFoundError.of(job_id)
     body = {**event, "seq": int(row["last_seq"]) + 1}
     inserted = conn.execute(
         "INSERT INTO job_events (job_id, seq, type, body, created_at, key) VALUES (%s, %s, %s, %s, %s, %s) "

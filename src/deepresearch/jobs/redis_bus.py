@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from deepresearch.jobs.store import StoredEvent
+from deepresearch.jobs.rows import StoredEvent
 from deepresearch.limits import redis_client
 
 logger = logging.getLogger(__name__)

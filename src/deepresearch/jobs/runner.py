@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
     from deepresearch.jobs.base import JobStoreLike
-    from deepresearch.jobs.store import JobRow, JobStatus, StoredEvent
+    from deepresearch.jobs.rows import JobRow, JobStatus, StoredEvent
     from deepresearch.service import Service
 
 logger = logging.getLogger(__name__)

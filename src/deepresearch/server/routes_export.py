@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Response
 from starlette.concurrency import run_in_threadpool
 
-from deepresearch.errors import ConflictError, JobNotFoundError
+from deepresearch.errors import ConflictError
 from deepresearch.export import MEDIA_TYPES, Format, render
 from deepresearch.jobs.base import JobsBackend
 from deepresearch.result import ResearchResult
@@ -56,9 +56,7 @@ def export_router(manager: JobsBackend) -> APIRouter:
 
 def completed_result(manager: JobsBackend, job_id: str) -> ResearchResult:
     """The result of a completed job; 404 for no such job, 409 for one that has none (yet)."""
-    job = manager.store.get(job_id)
-    if job is None:
-        raise JobNotFoundError(f"no job {job_id!r}: list the jobs with GET /tasks")
+    job = manager.store.require(job_id)
     if job.status != "completed" or job.dry_run or not job.result:
         detail = f": {job.error}" if job.error else ""
         raise ConflictError(f"job {job_id} has no report: it is {job.status}{detail}")

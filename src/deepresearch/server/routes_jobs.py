@@ -11,10 +11,10 @@ from starlette.concurrency import run_in_threadpool
 from deepresearch.agent import AWAITING_REVIEW
 from deepresearch.doctor import readiness
 from deepresearch.domain import TodoItem
-from deepresearch.errors import ConflictError, JobNotFoundError
+from deepresearch.errors import ConflictError
 from deepresearch.graph.review import decision_reviewer, reviewed
 from deepresearch.jobs.base import JobsBackend
-from deepresearch.jobs.store import JobRow, JobStatus
+from deepresearch.jobs.rows import JobRow, JobStatus
 from deepresearch.result import ResearchResult
 from deepresearch.server.progress import fold
 from deepresearch.server.schemas import (
@@ -117,18 +117,18 @@ class JobRoutes:
         return JobList(jobs=[_summary(self.manager, job) for job in jobs])
 
     def get_job(self, job_id: str) -> JobView:
-        return job_view(self.manager, _require(self.manager, job_id))
+        return job_view(self.manager, self.manager.store.require(job_id))
 
     def cancel_job(self, job_id: str) -> JobView:
         """A queued job is cancelled at once; a running one stops at its next step (watch its events)."""
-        if _require(self.manager, job_id).finished:
+        if self.manager.store.require(job_id).finished:
             raise ConflictError(f"job {job_id} has already finished")
         return job_view(self.manager, self.manager.cancel(job_id))
 
     def review_plan(self, job_id: str, body: PlanReview) -> JobView:
         """The job continues from its checkpoint with the reviewed plan (dropped tasks are reported
         as skipped)."""
-        job = _require(self.manager, job_id)
+        job = self.manager.store.require(job_id)
         if job.status != "awaiting_review":
             raise ConflictError(f"job {job_id} is {job.status}, not awaiting plan review")
         decision = body.decision()
@@ -146,7 +146,7 @@ class JobRoutes:
         ] = None,
     ) -> Response:
         manager = self.manager
-        job = await run_in_threadpool(_require, manager, job_id)
+        job = await run_in_threadpool(manager.store.require, job_id)
         start = after if after is not None else _event_id(last_event_id)
         if job.finished and not await run_in_threadpool(manager.store.events, job_id, after=start, limit=1):
             return Response(status_code=status.HTTP_204_NO_CONTENT)
@@ -235,13 +235,6 @@ def _created(job: JobRow, *, ready: bool | None = None, checks: list[CheckView] 
         ready=ready,
         checks=checks,
     )
-
-
-def _require(manager: JobsBackend, job_id: str) -> JobRow:
-    job = manager.store.get(job_id)
-    if job is None:
-        raise JobNotFoundError(f"no job {job_id!r}: list the jobs with GET /tasks")
-    return job
 
 
 def _event_id(value: str | None) -> int:

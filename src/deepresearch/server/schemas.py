@@ -18,7 +18,7 @@ from pydantic import (
 )
 
 from deepresearch.events import EventType
-from deepresearch.jobs.store import JobStatus
+from deepresearch.jobs.rows import JobStatus
 from deepresearch.result import ResearchResult
 from deepresearch.settings import REQUEST_SETTINGS, Settings
 

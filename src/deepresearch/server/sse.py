@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 
 from deepresearch.events import Event
 from deepresearch.jobs.base import JobsBackend
-from deepresearch.jobs.store import StoredEvent
+from deepresearch.jobs.rows import StoredEvent
 from deepresearch.service import Redactor
 
 STORE_BATCH = 500

@@ -181,10 +181,7 @@ def answer_of(result: ResearchResult) -> ResearchAnswer:
 def job_state(manager: JobsBackend, job_id: str) -> JobState:
     from deepresearch.server.routes_jobs import job_view
 
-    job = manager.store.get(job_id)
-    if job is None:
-        raise JobNotFoundError(f"no job {job_id!r}: start one with start_research")
-    view = job_view(manager, job)
+    view = job_view(manager, manager.store.require(job_id))
     completed = view.status == "completed" and not view.dry_run
     return JobState(
         job_id=view.id,
