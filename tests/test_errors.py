@@ -3,6 +3,7 @@ and ``research()`` raises that class again."""
 
 from __future__ import annotations
 
+import importlib
 import socket
 from pathlib import Path
 
@@ -29,9 +30,23 @@ def _closed_port() -> int:
     return port
 
 
+OUTSIDE_ERRORS_PY = ("deepresearch.notes", "deepresearch.search.http", "deepresearch.search.ratelimit")
+"""Modules that define error classes of their own, beside deepresearch.errors."""
+
+
+def _ours(cls: type[DeepResearchError]) -> list[type[DeepResearchError]]:
+    below = [c for sub in cls.__subclasses__() for c in _ours(sub)]
+    return [cls, *below] if cls.__module__.startswith("deepresearch.") else below
+
+
 def test_every_error_class_has_its_own_code() -> None:
+    for module in OUTSIDE_ERRORS_PY:
+        importlib.import_module(module)
+    ours = _ours(DeepResearchError)
+    assert [c.__name__ for c in ours[1:] if c.code == DeepResearchError.code] == [], "no code but 'internal'"
+    declared = [c.code for c in ours if "code" in vars(c)]
+    assert len(declared) == len(set(declared)) >= 17
     classes = error_classes()
-    assert len(classes) == len({cls.code for cls in classes.values()}) >= 15
     for code, cls in classes.items():
         assert type(error_from_code(code, "x")) is cls
     assert type(error_from_code("no-such-code", "x")) is DeepResearchError

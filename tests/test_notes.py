@@ -11,6 +11,7 @@ import pytest
 
 from deepresearch.errors import DeepResearchError, NoteNotFoundError
 from deepresearch.notes import INDEX_FILE, Note, NoteStore, task_tag
+from deepresearch.notes.note import InvalidNoteError
 
 
 class Clock:
@@ -208,11 +209,11 @@ def test_read_missing_or_invalid_id(tmp_path: Path) -> None:
 
 def test_invalid_arguments_are_rejected(tmp_path: Path) -> None:
     store = NoteStore(tmp_path)
-    with pytest.raises(ValueError, match="note_type"):
+    with pytest.raises(InvalidNoteError, match="note_type"):
         store.write(note_type="bogus", title="t", body="", tags=[])  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="extra key"):
+    with pytest.raises(InvalidNoteError, match="extra key"):
         store.write(note_type="general", title="t", body="", tags=[], extra={"title": "x"})
-    with pytest.raises(ValueError, match="tags"):
+    with pytest.raises(InvalidNoteError, match="tags"):
         store.write(note_type="general", title="t", body="", tags="deep_research")
     assert list(tmp_path.iterdir()) == []
 

@@ -22,6 +22,7 @@ from deepresearch.notes.note import (
     NOTE_TYPES,
     RESERVED_KEYS,
     ExtraValue,
+    InvalidNoteError,
     Note,
     NoteFormatError,
     NoteType,
@@ -96,7 +97,7 @@ def _note_from_meta(meta: dict[str, object], body: str, path: Path) -> Note:
     extra = {key: value for key, value in meta.items() if key not in RESERVED_KEYS}
     try:
         extra_values = clean_extra(cast(dict[str, ExtraValue], extra))
-    except ValueError as exc:
+    except InvalidNoteError as exc:
         raise NoteFormatError(f"note file {path}: {exc}") from exc
     return Note(
         id=note_id,

@@ -46,19 +46,28 @@ class Note:
 class NoteFormatError(DeepResearchError):
     """A note file exists but is not a valid note (hand-edited or truncated by hand)."""
 
+    code = "note_format"
+
+
+class InvalidNoteError(DeepResearchError, ValueError):
+    """A value no note may hold (an unknown type, a tag that is no string, a bad extra key or
+    value); a ``ValueError`` too, for callers that catch that."""
+
+    code = "invalid_note"
+
 
 def check_note_type(note_type: str) -> None:
     if note_type not in NOTE_TYPES:
-        raise ValueError(f"note_type must be one of {', '.join(NOTE_TYPES)}, not {note_type!r}")
+        raise InvalidNoteError(f"note_type must be one of {', '.join(NOTE_TYPES)}, not {note_type!r}")
 
 
 def clean_tags(tags: Iterable[str]) -> tuple[str, ...]:
     if isinstance(tags, str):
-        raise ValueError("tags must be a sequence of strings, not one string")
+        raise InvalidNoteError("tags must be a sequence of strings, not one string")
     clean: dict[str, None] = {}
     for tag in tags:
         if not isinstance(tag, str):
-            raise ValueError(f"tags must be strings, not {tag!r}")
+            raise InvalidNoteError(f"tags must be strings, not {tag!r}")
         if tag.strip():
             clean[scrub(tag.strip())] = None
     return tuple(clean)
@@ -67,9 +76,9 @@ def clean_tags(tags: Iterable[str]) -> tuple[str, ...]:
 def clean_extra(extra: Mapping[str, ExtraValue]) -> dict[str, ExtraValue]:
     for key, value in extra.items():
         if not isinstance(key, str) or not _EXTRA_KEY_RE.match(key) or key in RESERVED_KEYS:
-            raise ValueError(f"extra key {key!r} must match [a-z][a-z0-9_]* and not be built in")
+            raise InvalidNoteError(f"extra key {key!r} must match [a-z][a-z0-9_]* and not be built in")
         if value is not None and not isinstance(value, str | int | float | bool):
-            raise ValueError(f"extra value for {key!r} must be a scalar, not {value!r}")
+            raise InvalidNoteError(f"extra value for {key!r} must be a scalar, not {value!r}")
     return {key: scrub(value) if isinstance(value, str) else value for key, value in extra.items()}
 
 

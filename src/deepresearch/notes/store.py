@@ -69,7 +69,8 @@ class NoteStore:
         ``extra`` adds front matter keys (``[a-z][a-z0-9_]*``, not a built-in key) with scalar
         values; on update, ``extra=None`` keeps the stored ones and a mapping replaces them.
 
-        Raises ``ValueError`` for an unknown type, a bad tag or extra key/value;
+        Raises :class:`~deepresearch.notes.note.InvalidNoteError` (a ``ValueError``) for an
+        unknown type, a bad tag or extra key/value;
         ``NoteNotFoundError`` when ``note_id`` names no note; ``DeepResearchError`` when the
         note or index cannot be written or the stored note is unreadable.
         """
