@@ -1,4 +1,4 @@
-"""Candidate answer spans by kind: only text that stands in the sentence."""
+"""Candidate answer spans by kind: only text that stands in the sentence (invented sentences)."""
 
 from __future__ import annotations
 
@@ -10,27 +10,27 @@ from deepresearch.answers.candidates import candidates
 @pytest.mark.parametrize(
     ("sentence", "kind", "expected"),
     [
-        ("The clock was built in 1410 by Mikuláš of Kadaň.", "date", ["1410"]),
-        ("Trent Reznor (born May 17, 1965) is an American musician.", "date", ["May 17, 1965"]),
-        ("He was born on 15 March 1834 in Prague.", "date", ["15 March 1834"]),
-        ("Kansas had a population of 2,913,123 in 2019.", "number", ["2,913,123", "2019"]),
-        ("The singer has sold more than 150 million records worldwide.", "number", ["150 million records"]),
-        ("The river is 56 km long.", "number", ["56 km"]),
-        ("He was the Premier of South Australia twice, from 1885.", "number", ["twice", "1885"]),
-        ("It is the 12th most populous city in the country.", "number", ["12th"]),
-        ("It was directed by Park Jin-pyo and stars Kim Ha-neul.", "person", ["Park Jin-pyo", "Kim Ha-neul"]),
-        ("He studied at the University of Bath in England.", "entity", ["University of Bath", "England"]),
+        ("The bridge was built in 1386 by Olof of Turku.", "date", ["1386"]),
+        ("Ada Brandt (born June 4, 1972) is a Danish composer.", "date", ["June 4, 1972"]),
+        ("She was born on 9 April 1851 in Bergen.", "date", ["9 April 1851"]),
+        ("Ohio had a population of 11,780,017 in 2021.", "number", ["11,780,017", "2021"]),
+        ("The novel has sold more than 40 million copies worldwide.", "number", ["40 million copies"]),
+        ("The canal is 18 km long.", "number", ["18 km"]),
+        ("She was the Mayor of Eskerby twice, from 1902.", "number", ["twice", "1902"]),
+        ("It is the 7th largest port in the region.", "number", ["7th"]),
+        ("It was directed by Park Min-seo and stars Lee Ha-jin.", "person", ["Park Min-seo", "Lee Ha-jin"]),
+        ("She trained at the Academy of Vienna in Austria.", "entity", ["Academy of Vienna", "Austria"]),
         (
-            "The company is headquartered in Canton, Massachusetts.",
+            "The firm is based in Dayton, Ohio.",
             "place",
-            ["Canton, Massachusetts", "Canton", "Massachusetts"],
+            ["Dayton, Ohio", "Dayton", "Ohio"],
         ),
         (
-            'He starred in the film "the Big Lebowski" in 1998.',
+            'She starred in the film "the Quiet Harbour" in 2003.',
             "entity",
-            ["Big Lebowski", "the Big Lebowski"],
+            ["Quiet Harbour", "the Quiet Harbour"],
         ),
-        ("In 1958 the company opened.", "person", []),
+        ("In 1961 the bakery opened.", "person", []),
     ],
 )
 def test_candidates_by_kind(sentence: str, kind: str, expected: list[str]) -> None:
@@ -38,7 +38,7 @@ def test_candidates_by_kind(sentence: str, kind: str, expected: list[str]) -> No
 
 
 def test_every_candidate_is_text_of_its_sentence() -> None:
-    sentence = "Sir Ellis Clark, the first president of Trinidad and Tobago, died on 12 June 1987."
+    sentence = "Dame Ada Brandt, the first mayor of Eskerby and Vell, died on 3 March 1950."
     for kind in ("person", "place", "entity", "date", "number"):
         for found in candidates(sentence, kind):
             assert found in sentence

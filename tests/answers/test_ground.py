@@ -1,4 +1,8 @@
-"""Grounded answers: a span of a cited sentence, a two-hop chain, or an honest abstention."""
+"""Grounded answers: a span of a cited sentence, a two-hop chain, or an honest abstention.
+
+Every question and passage here is invented (people, places, works and numbers made up for the
+test); each case is one class of failure the answer line must not make.
+"""
 
 from __future__ import annotations
 
@@ -13,48 +17,45 @@ def src(sid: int, title: str, text: str) -> Source:
     return Source(id=sid, url=f"doc://{sid}", title=title, content=text)
 
 
-PURKYNE = src(1, "Karel Purkyně", "Karel Purkyně (1834–1868) was a Czech painter. He died in Prague in 1868.")
-CLOCK = src(
-    2,
-    "Prague astronomical clock",
-    "The Prague astronomical clock, or Orloj, is a medieval astronomical clock attached to the Old Town "
-    "Hall in Prague. The clock was first installed in 1410, making it the third-oldest astronomical "
-    "clock in the world.",
+TWO_HOP = "When was the stone bridge built in the town where Edda Lindqvist died?"
+WEAVER = src(
+    1, "Edda Lindqvist", "Edda Lindqvist (1801–1872) was a Swedish weaver. She died in Eskerby in 1872."
 )
-BRIGHTON = src(3, "Brighton Clock Tower", "The Clock Tower in Brighton was built in 1888 for Queen Victoria.")
-PIZZA = src(
+BRIDGE = src(
+    2,
+    "Eskerby stone bridge",
+    "The Eskerby stone bridge, or Old Bridge, is a medieval bridge over the river Aura in Eskerby. "
+    "The bridge was first opened in 1386, making it the oldest stone bridge in the province.",
+)
+MARLOW = src(3, "Marlow Stone Bridge", "The Stone Bridge in Marlow was built in 1832 for the town council.")
+KETTLE = src(
     4,
-    "Pizza Hut",
-    "Pizza Hut is an American restaurant chain. The company was founded in 1958 in Wichita, Kansas "
-    "by Dan and Frank Carney.",
+    "Copper Kettle",
+    "Copper Kettle is an American bakery chain. The company was founded in 1961 in Dayton, Ohio "
+    "by Tom and Eli Ames.",
 )
 DEBUT = src(
-    5, "Jung Joon-young", "Jung Joon-young made his big screen debut in the film My Paparotti in 2013."
+    5, "Mira Castellane", "Mira Castellane made her big screen debut in the film Winter Harbour in 2009."
 )
 FILM = src(
     6,
-    "My Paparotti",
-    "My Paparotti is a 2013 South Korean film directed by Yoon Jong-chan, starring Han Suk-kyu.",
+    "Winter Harbour",
+    "Winter Harbour is a 2009 French film directed by Lucien Abadie, starring Paul Rivet.",
 )
 
 
 @pytest.mark.parametrize(
     ("question", "sources", "answer", "source_id"),
     [
+        (TWO_HOP, [WEAVER, BRIDGE, MARLOW], "1386", 2),
+        ("In what year was Copper Kettle founded?", [KETTLE, MARLOW], "1961", 4),
         (
-            "When was the astronomical clock built in the city where Karel Purkyně died?",
-            [PURKYNE, CLOCK, BRIGHTON],
-            "1410",
-            2,
-        ),
-        ("In what year was Pizza Hut founded?", [PIZZA, BRIGHTON], "1958", 4),
-        (
-            "Who directed the film in which Jung Joon-young made his big screen debut?",
+            "Who directed the film in which Mira Castellane made her big screen debut?",
             [DEBUT, FILM],
-            "Yoon Jong-chan",
+            "Lucien Abadie",
             6,
         ),
-        ("In which city was Pizza Hut founded?", [PIZZA], "Wichita, Kansas", 4),
+        ("In which city was Copper Kettle founded?", [KETTLE], "Dayton, Ohio", 4),
     ],
 )
 def test_answer_is_a_span_of_the_cited_sentence(
@@ -67,44 +68,40 @@ def test_answer_is_a_span_of_the_cited_sentence(
 
 
 def test_second_hop_is_named_with_its_bridge() -> None:
-    got = ground_answer(
-        "When was the astronomical clock built in the city where Karel Purkyně died?", [PURKYNE, CLOCK]
-    )
-    assert got.via_source_id == 1 and "Prague" in got.via_sentence
+    got = ground_answer(TWO_HOP, [WEAVER, BRIDGE])
+    assert got.via_source_id == 1 and "Eskerby" in got.via_sentence
 
 
 def test_abstains_when_no_source_is_about_the_question() -> None:
-    got = ground_answer(
-        "When was the astronomical clock built in the city where Karel Purkyně died?", [BRIGHTON]
-    )
+    got = ground_answer(TWO_HOP, [MARLOW])
     assert got.status == "abstained" and got.source_id is None
-    assert got.text.startswith("The sources read do not say when was the astronomical clock built")
+    assert got.text.startswith("The sources read do not say when was the stone bridge built")
 
 
 def test_no_sources_is_an_abstention() -> None:
-    assert ground_answer("Who founded Pizza Hut?", []).status == "abstained"
+    assert ground_answer("Who founded Copper Kettle?", []).status == "abstained"
 
 
 def test_choice_by_the_earlier_date() -> None:
     sources = [
-        src(1, "The Exies", "The Exies are an American rock band formed in Los Angeles in 1997."),
-        src(2, "Circus Diablo", "Circus Diablo is an American rock band formed in 2004."),
+        src(1, "The Lanterns", "The Lanterns are an American rock band formed in Portland in 1993."),
+        src(2, "Velvet Engine", "Velvet Engine is an American rock band formed in 2006."),
     ]
-    got = ground_answer("Which band was formed first The Exies or Circus Diablo ?", sources)
-    assert (got.text, got.source_id) == ("Exies", 1)
+    got = ground_answer("Which band was formed first The Lanterns or Velvet Engine ?", sources)
+    assert (got.text, got.source_id) == ("Lanterns", 1)
 
 
 @pytest.mark.parametrize(
     ("question", "answer"),
     [
-        ("Are Medici and Senet both board games?", "yes"),
-        ("Are Medici and Senet both card games?", "no"),
+        ("Are Tessera and Mancala both board games?", "yes"),
+        ("Are Tessera and Mancala both card games?", "no"),
     ],
 )
 def test_yes_no_from_both_passages(question: str, answer: str) -> None:
     sources = [
-        src(1, "Medici (board game)", "Medici is a board game designed by Reiner Knizia."),
-        src(2, "Senet", "Senet is a board game from ancient Egypt."),
+        src(1, "Tessera (board game)", "Tessera is a board game designed by Hanna Blom."),
+        src(2, "Mancala", "Mancala is a board game from ancient Africa."),
     ]
     assert ground_answer(question, sources).text == answer
 
@@ -112,22 +109,22 @@ def test_yes_no_from_both_passages(question: str, answer: str) -> None:
 @pytest.mark.parametrize(
     ("written", "status", "source_id"),
     [
-        ("1410 [2]", "grounded", 2),
-        ("It was first installed in 1410.", "grounded", 2),
-        ("1412", "unverified", None),
-        ("Built by Hanuš in 1410", "unverified", None),
+        ("1386 [2]", "grounded", 2),
+        ("It was first opened in 1386.", "grounded", 2),
+        ("1388", "unverified", None),
+        ("Built by Master Olof in 1386", "unverified", None),
         ("The sources do not say.", "abstained", None),
     ],
 )
 def test_a_server_models_answer_is_checked_against_the_sources(
     written: str, status: str, source_id: int | None
 ) -> None:
-    got = check_answer("When was the astronomical clock in Prague built?", written, [PURKYNE, CLOCK])
+    got = check_answer("When was the stone bridge in Eskerby built?", written, [WEAVER, BRIDGE])
     assert (got.status, got.source_id) == (status, source_id)
 
 
 def test_a_yes_no_question_is_never_answered_with_a_name() -> None:
-    got = ground_answer("Is it true?", [PIZZA])
+    got = ground_answer("Is it true?", [KETTLE])
     assert got.status == "abstained"
 
 
@@ -135,92 +132,90 @@ def test_a_passage_titled_by_the_questions_subject_ranks_first() -> None:
     sources = [
         src(
             1,
-            "Granite Peak (Humboldt County)",
-            "Granite Peak is a mountain summit in Humboldt County, part of the Santa Rosa Range.",
+            "Granite Peak (Raven County)",
+            "Granite Peak is a mountain summit in Raven County, part of the Wallowa Range.",
         ),
         src(
             2,
-            "Humboldt Peak (Colorado)",
-            "Humboldt Peak is a high mountain summit, part of the Sangre de Cristo Range.",
+            "Raven Peak (Montana)",
+            "Raven Peak is a high mountain summit, part of the Beartooth Range.",
         ),
     ]
-    got = ground_answer("Humboldt Peak is part of what mountain range?", sources)
-    assert (got.text, got.source_id) == ("Sangre de Cristo Range", 2)
+    got = ground_answer("Raven Peak belongs to what mountain range?", sources)
+    assert (got.text, got.source_id) == ("Beartooth Range", 2)
 
 
 def test_the_questions_own_words_in_front_of_a_name_are_not_the_answer() -> None:
-    staff = src(
+    adviser = src(
         7,
-        "Scott Buchholz",
-        "Scott Buchholz is an Australian politician. He previously served as chief of staff to "
-        "Queensland Senator Barnaby Joyce.",
+        "Tomas Vell",
+        "Tomas Vell is an Irish politician. He previously worked as an adviser to "
+        "Galway Councillor Nora Breen.",
     )
     answer = ground_answer(
-        "Scott Buchholz previously served as chief of staff to which Queensland Senator?", [staff]
+        "Tomas Vell previously worked as an adviser to which Galway Councillor?", [adviser]
     )
-    assert answer.text == "Barnaby Joyce"
+    assert answer.text == "Nora Breen"
 
 
 def test_a_sentence_that_defines_its_subject_in_the_questions_words_names_the_answer() -> None:
-    oh = src(
+    marsh = src(
         8,
-        "Sandra Oh",
-        "Sandra Miju Oh (born July 20, 1971) is a Canadian actress known for her role as Cristina Yang "
-        "on Grey's Anatomy, for which she won a Golden Globe Award.",
+        "Lena Marsh",
+        "Lena Beatrix Marsh (born 3 May 1975) is a Scottish actress known for her role as Fern Ogilvy "
+        "on Harbour Lights, for which she won a BAFTA award.",
     )
-    film = src(9, "Barrier Device", "Barrier Device is a 2002 short film starring Sandra Oh as a researcher.")
+    film = src(9, "Glass Orchard", "Glass Orchard is a 2004 short film starring Lena Marsh as a gardener.")
     answer = ground_answer(
-        'Barrier Device starred which Canadian actress, known for a role on "Grey\'s Anatomy"?', [oh, film]
+        'Glass Orchard starred which Scottish actress, known for a role on "Harbour Lights"?', [marsh, film]
     )
-    assert answer.text == "Sandra Miju Oh"
+    assert answer.text == "Lena Beatrix Marsh"
     assert answer.source_id == 8
 
 
 def test_a_bridge_name_that_begins_with_a_passages_title_leads_to_that_passage() -> None:
-    fawell = src(
+    fenn = src(
         10,
-        "Harris W. Fawell",
-        "Harris W. Fawell was an American politician. Fawell is a graduate of West Chicago High School.",
+        "Odile W. Fenn",
+        "Odile W. Fenn was an American politician. Fenn is a graduate of North Lakeport High School.",
     )
-    town = src(
-        11, "West Chicago, Illinois", "West Chicago is a city in DuPage County, Illinois, United States."
-    )
-    answer = ground_answer("In what county is the city where Harris W. Fawell was born?", [fawell, town])
-    assert answer.text.startswith("DuPage County")
+    town = src(11, "North Lakeport, Ohio", "North Lakeport is a town in Carver County, Ohio, United States.")
+    answer = ground_answer("In what county is the town where Odile W. Fenn was born?", [fenn, town])
+    assert answer.text.startswith("Carver County")
     assert answer.source_id == 11
 
 
 @pytest.mark.parametrize(
     ("question", "answer"),
     [
-        ("In what year was the man who resigned as president of Israel in 2000 born?", "15 June 1924"),
-        ("When did the man who resigned as president of Israel in 2000 die?", "24 April 2005"),
+        ("In what year was the man who resigned as mayor of Ravenmoor in 1998 born?", "3 February 1931"),
+        ("When did the man who resigned as mayor of Ravenmoor in 1998 die?", "9 October 2007"),
     ],
 )
 def test_a_life_date_answers_born_or_died(question: str, answer: str) -> None:
     election = src(
         12,
-        "Israeli presidential election, 2000",
-        "Elections for the President of Israel were held on 31 July 2000, following the resignation of "
-        "Ezer Weizman.",
+        "Ravenmoor mayoral election, 1998",
+        "Elections for the Mayor of Ravenmoor were held on 12 May 1998, following the resignation of "
+        "Aldo Pentti.",
     )
-    weizman = src(
+    pentti = src(
         13,
-        "Ezer Weizman",
-        "Ezer Weizman (Hebrew: עזר ויצמן; 15 June 1924 – 24 April 2005), the man who resigned as "
-        "president of Israel in 2000, was born in Tel Aviv and died in Caesarea.",
+        "Aldo Pentti",
+        "Aldo Pentti (Greek: Άλντο Πέντι; 3 February 1931 – 9 October 2007), the man who resigned as "
+        "mayor of Ravenmoor in 1998, was born in Tampere and died in Turku.",
     )
-    assert ground_answer(question, [election, weizman]).text == answer
+    assert ground_answer(question, [election, pentti]).text == answer
 
 
 def test_the_asked_noun_is_a_word_of_the_candidate_not_part_of_one() -> None:
     peak = src(
         14,
-        "Humboldt Peak (Colorado)",
-        "Humboldt Peak is part of the Santa Rosa Ranger District, in the Sangre de Cristo Range.",
+        "Raven Peak (Montana)",
+        "Raven Peak is part of the Absaroka Ranger District, in the Beartooth Range.",
     )
-    answer = ground_answer("Humboldt Peak is part of what mountain range?", [peak])
-    assert answer.text == "Sangre de Cristo Range"
+    answer = ground_answer("Raven Peak is part of which mountain range?", [peak])
+    assert answer.text == "Beartooth Range"
 
 
 @pytest.mark.parametrize(
@@ -228,77 +223,76 @@ def test_the_asked_noun_is_a_word_of_the_candidate_not_part_of_one() -> None:
     [
         # the noun asked about opens the name: not stripped as the question's own word
         (
-            "James Stockdale was awarded what medal?",
-            "James Stockdale",
-            "James Stockdale was a United States Navy vice admiral awarded the Medal of Honor in 1976.",
-            "Medal of Honor",
+            "Marta Kowal was awarded what medal?",
+            "Marta Kowal",
+            "Marta Kowal was a Polish Navy rear admiral awarded the Medal of Merit in 1981.",
+            "Medal of Merit",
         ),
         # the noun asked about right after the name belongs to the answer
         (
-            "Richard Kuklinski was associated with members of what crime family?",
-            "Richard Kuklinski",
-            "He was associated with members of the DeCavalcante crime family of Newark, New Jersey.",
-            "DeCavalcante crime family",
+            "Ivo Marchetti worked for members of what crime family?",
+            "Ivo Marchetti",
+            "He worked for members of the Varone crime family of Trenton, New Jersey.",
+            "Varone crime family",
         ),
         # "Park" opens a Korean name here, not a park's
         (
-            "Who directed the film Love Forecast?",
-            "Love Forecast",
-            "Love Forecast is a 2015 film directed by Park Jin-pyo, starring Moon Chae-won.",
-            "Park Jin-pyo",
+            "Who directed the film Paper Moon Street?",
+            "Paper Moon Street",
+            "Paper Moon Street is a 2011 film directed by Park Min-seo, starring Lee Ha-jin.",
+            "Park Min-seo",
         ),
         # a film defined as one answers "what movie"
         (
-            "What movie stars Morgan Freeman and Robert De Niro?",
-            "Last Vegas",
-            "Last Vegas is a 2013 American comedy film directed by Jon Turteltaub, written by Dan Fogelman "
-            "and starring Michael Douglas, Robert De Niro and Morgan Freeman.",
-            "Last Vegas",
+            "What movie stars Clara Voss and Henrik Dahl?",
+            "Northern Lights Motel",
+            "Northern Lights Motel is a 2016 Danish comedy film directed by Ole Brandt, written by Sofie "
+            "Lund and starring Ida Berg, Henrik Dahl and Clara Voss.",
+            "Northern Lights Motel",
         ),
         # a number whose unit is a word of the question beats a bare one
         (
-            "What amount of TEUs did the Port of Piraeus handle?",
-            "Port of Piraeus",
-            "The Port of Piraeus has 18 berths and handled 513,319 TEUs in 2010.",
-            "513,319",
+            "How many TEUs did the Port of Arlen handle?",
+            "Port of Arlen",
+            "The Port of Arlen has 12 berths and handled 204,117 TEUs in 2015.",
+            "204,117",
         ),
         # a name that holds the word "country" is no country
         (
-            "In what country does CKHL-FM broadcast?",
-            "CKHL-FM",
-            "CKHL-FM is a Canadian radio station that broadcasts a country format branded as YL Country, "
-            "from a studio in Canada.",
-            "Canada",
+            "In what country does Radio Vesta broadcast?",
+            "Radio Vesta",
+            "Radio Vesta is a Norwegian radio station that plays a country format branded as Fjord "
+            "Country, from a studio in Norway.",
+            "Norway",
         ),
         # a question asking for several gets the whole list
         (
-            "What actresses were involved in the Edison Chen photo scandal in 2008?",
-            "Edison Chen photo scandal",
-            "In 2008, photographs of Hong Kong actor Edison Chen with actresses Gillian Chung, Bobo Chan and "
-            "Cecilia Cheung were distributed over the Internet.",
-            "Gillian Chung, Bobo Chan and Cecilia Cheung",
+            "What actresses were involved in the Jens Olsen photo scandal in 2011?",
+            "Jens Olsen photo scandal",
+            "In 2011, photographs of Danish actor Jens Olsen with actresses Karin Holm, Lise Lyng and "
+            "Mette Skov were leaked to a newspaper.",
+            "Karin Holm, Lise Lyng and Mette Skov",
         ),
         # an abbreviation question wants the capitals
         (
-            "What is the abbreviation of the magazine that reviewed Qvwm?",
-            "Qvwm",
-            "The magazine Linux Format (LXF) reviewed Qvwm as an unusually impressive imposter.",
-            "LXF",
+            "What is the abbreviation of the magazine that reviewed Tilewm?",
+            "Tilewm",
+            "The magazine Desktop Monthly (DKM) reviewed Tilewm as a small but capable window manager.",
+            "DKM",
         ),
         # a broadcaster is not a person
         (
-            "The show Scaredy Squirrel was written by who?",
-            "Scaredy Squirrel",
-            "Written for BBC One, the show Scaredy Squirrel is by Mélanie Watt.",
-            "Mélanie Watt",
+            "The show Pip the Badger was written by who?",
+            "Pip the Badger",
+            "Written for BBC Two, the show Pip the Badger is by Agnes Moreau.",
+            "Agnes Moreau",
         ),
         # a listed answer keeps the noun asked about after it
         (
-            "The US state of the Black Hills is named after which Native American tribes?",
-            "South Dakota",
-            "The Black Hills are in South Dakota, a US state named after the Lakota and Dakota Sioux Native "
-            "American tribes.",
-            "Lakota and Dakota Sioux Native American tribes",
+            "The province of the Grey Moors is named after which Celtic tribes?",
+            "Dunmore",
+            "The Grey Moors are in Dunmore, a province named after the Brigantes and Parisii Celtic tribes.",
+            "Brigantes and Parisii Celtic tribes",
         ),
     ],
 )
@@ -309,19 +303,19 @@ def test_the_noun_asked_about_shapes_the_answer(question: str, title: str, text:
 def test_the_bridge_person_is_not_what_the_question_asks_for() -> None:
     season = src(
         17,
-        "2003–04 Orlando Magic season",
-        "Grant Hill missed the entire season recovering from ankle surgery.",
+        "2011–12 Riverton Hawks season",
+        "Marcus Dale missed the entire season recovering from knee surgery.",
     )
-    hill = src(
+    dale = src(
         18,
-        "Grant Hill",
-        "Grant Henry Hill is a retired American basketball player and a sports show host on NBA TV's "
-        "NBA Inside Stuff.",
+        "Marcus Dale",
+        "Marcus Anthony Dale is a retired American basketball player and a radio show host on Hawks "
+        "Radio's Courtside Tonight.",
     )
     answer = ground_answer(
-        "What show does a retired Orlando Magic player, who missed the entire season, host?", [season, hill]
+        "What show does a retired Riverton Hawks player, who missed the entire season, host?", [season, dale]
     )
-    assert "NBA Inside Stuff" in answer.text
+    assert "Courtside Tonight" in answer.text
 
 
 @pytest.mark.parametrize(
@@ -329,19 +323,19 @@ def test_the_bridge_person_is_not_what_the_question_asks_for() -> None:
     [
         # a country for "which country", though the question says "state" too
         (
-            "In which country is Midway, in the same state as McRae?",
-            "Midway, Arkansas",
-            "Midway is an unincorporated community in White County, Arkansas, United States. "
-            "McRae is a city in White County.",
+            "In which country is Millbrook, in the same state as Dorrance?",
+            "Millbrook, Kansas",
+            "Millbrook is an unincorporated community in Pike County, Kansas, United States. "
+            "Dorrance is a city in Pike County.",
             "United States",
         ),
         # a language for "what language", not the country named beside it
         (
-            "What language were Aristotle's books translated into during the Middle Ages?",
-            "Recovery of Aristotle",
-            "The Recovery of Aristotle refers to the re-translating of Aristotle's books (of ancient "
-            "Greece) into Latin during the Middle Ages.",
-            "Latin",
+            "What language were Hypatia's letters translated into during the Renaissance?",
+            "Hypatia Letters",
+            "The Hypatia Letters are the letters of Hypatia (of ancient Egypt), translated into Italian "
+            "during the Renaissance.",
+            "Italian",
         ),
     ],
 )
@@ -354,65 +348,59 @@ def test_a_closed_class_noun_asks_for_one_of_its_members(
 def test_a_definition_after_a_long_aside_still_defines() -> None:
     album = src(
         20,
-        "Vicious Lies and Dangerous Rumors",
-        "The album Vicious Lies and Dangerous Rumors features guest appearances from Sleepy Brown and "
-        "ASAP Rocky.",
+        "Salt and Static",
+        "The album Salt and Static features guest appearances from Nova Reyes and Kid Ember.",
     )
-    rocky = src(
+    ember = src(
         21,
-        "ASAP Rocky",
-        "Rakim Mayers (born October 3, 1988), better known by his stage name ASAP Rocky (stylized as "
-        "A$AP Rocky), is an American rapper and actor from Harlem.",
+        "Kid Ember",
+        "Darnell Okafor (born March 2, 1990), better known by his stage name Kid Ember (stylized as "
+        "K!D EMBER), is an American rapper and producer from Detroit.",
     )
     answer = ground_answer(
-        "Vicious Lies and Dangerous Rumors featured a guest appearance by which rapper from Harlem?",
-        [album, rocky],
+        "Salt and Static featured a guest appearance by which rapper from Detroit?", [album, ember]
     )
-    assert answer.text == "Rakim Mayers"
+    assert answer.text == "Darnell Okafor"
 
 
 def test_a_value_stands_by_the_entity_the_chain_went_through() -> None:
-    olympiad = src(
-        22, "26th Chess Olympiad", "The 26th Chess Olympiad was held in Thessaloniki, Greece, in 1984."
-    )
+    games = src(22, "14th Harbour Games", "The 14th Harbour Games were held in Varna, Bulgaria, in 1979.")
     ports = src(
         23,
-        "Economy of Greece",
-        "In 2010 Piraeus handled 513,319 TEUs, followed by Thessaloniki, which handled 273,282 TEUs.",
+        "Economy of Bulgaria",
+        "In 2012 Burgas handled 401,220 TEUs, followed by Varna, which handled 152,408 TEUs.",
     )
     answer = ground_answer(
-        "What amount of TEUs did the city where the 26th Chess Olympiad was held handle in 2010?",
-        [olympiad, ports],
+        "How many TEUs did the city where the 14th Harbour Games were held handle in 2012?", [games, ports]
     )
-    assert answer.text == "273,282"
+    assert answer.text == "152,408"
 
 
 def test_under_what_name_asks_for_the_name_used_not_the_person() -> None:
     album = src(
         27,
-        "Indicates Void",
-        "Indicates Void is an album released by Steven Wilson, founder of the band Porcupine Tree, "
-        "under the pseudonym Bass Communion.",
+        "Quiet Engines",
+        "Quiet Engines is an album released by Tove Ahlberg, founder of the band Glass Harbor, "
+        "under the pseudonym Low Tide Choir.",
     )
-    founder = src(28, "Steven Wilson", "Steven Wilson is the founder of the band Porcupine Tree.")
+    founder = src(28, "Tove Ahlberg", "Tove Ahlberg is the founder of the band Glass Harbor.")
     answer = ground_answer(
-        "Under what name did the founder of Porcupine Tree release his album Indicates Void?",
-        [founder, album],
+        "Under what name did the founder of Glass Harbor release her album Quiet Engines?", [founder, album]
     )
-    assert answer.text == "Bass Communion"
+    assert answer.text == "Low Tide Choir"
 
 
-HUT = src(
+BAKERY = src(
     32,
-    "Pizza Hut",
-    "Pizza Hut is an American restaurant chain and international franchise founded in 1958 by Dan and "
-    "Frank Carney.",
+    "Copper Kettle",
+    "Copper Kettle is an American bakery chain and international franchise founded in 1961 by Tom and "
+    "Eli Ames.",
 )
-DANE = src(33, "List of U.S. state dogs", "Pennsylvania followed the year after, naming the Great Dane.")
-VEGAS = src(
+EMBLEM = src(33, "List of U.S. state emblems", "Ohio followed the year after, naming the Tomahawk.")
+STREETS = src(
     34,
-    "Last Vegas",
-    "Last Vegas is a 2013 American comedy film written by Dan Fogelman, a year after his debut.",
+    "Quiet Streets",
+    "Quiet Streets is a 2012 American drama film written by Tom Reyes, a year after his debut.",
 )
 
 
@@ -420,51 +408,49 @@ VEGAS = src(
     ("question", "answer"),
     [
         # two people of one family name are one answer
-        ("Who founded Pizza Hut?", "Dan and Frank Carney"),
-        # the verb relates the date: not the year of a film whose writer is also called Dan
-        ("In what year was Pizza Hut founded?", "1958"),
+        ("Who founded Copper Kettle?", "Tom and Eli Ames"),
+        # the verb relates the date: not the year of a film whose writer is also called Tom
+        ("In what year was Copper Kettle founded?", "1961"),
         # two questions in one: the sentence that answers both, whole
         (
-            "Who founded Pizza Hut, and in what year?",
-            "Pizza Hut is an American restaurant chain and international franchise founded in 1958 by Dan "
-            "and Frank Carney.",
+            "Who founded Copper Kettle, and in what year?",
+            "Copper Kettle is an American bakery chain and international franchise founded in 1961 by Tom "
+            "and Eli Ames.",
         ),
     ],
 )
-def test_the_readme_pizza_question_and_its_parts(question: str, answer: str) -> None:
-    got = ground_answer(question, [HUT, DANE, VEGAS])
+def test_a_founding_question_and_its_parts(question: str, answer: str) -> None:
+    got = ground_answer(question, [BAKERY, EMBLEM, STREETS])
     assert (got.text, got.source_id) == (answer, 32)
 
 
 @pytest.mark.parametrize(
     ("name", "text", "named"),
     [
-        ("Dan", "naming the Great Dane", False),
-        ("Dan", "written by Dan Fogelman", False),
-        ("Dan", "founded by Dan and Frank Carney", True),
+        ("Tom", "naming the Tomahawk", False),
+        ("Tom", "written by Tom Reyes", False),
+        ("Tom", "founded by Tom and Eli Ames", True),
         ("Korea", "held in South Korea", True),
-        ("Frank Carney", "by Dan and Frank Carney.", True),
+        ("Eli Ames", "by Tom and Eli Ames.", True),
     ],
 )
 def test_a_bridge_name_is_matched_whole(name: str, text: str, named: bool) -> None:
     assert names_whole(name, text) is named
 
 
-def test_the_readme_demo_answers_when_the_clock_was_made_not_first_mentioned() -> None:
-    clock = src(
+def test_a_date_question_answers_when_the_thing_was_made_not_first_mentioned() -> None:
+    bridge = src(
         35,
-        "Prague astronomical clock",
-        "The oldest part of the Orloj, the mechanical clock and astronomical dial, dates back to 1410 "
-        "when it was made by clockmaker Mikuláš of Kadaň. The first recorded mention of the clock was "
-        "on 9 October 1410.",
+        "Eskerby stone bridge",
+        "The oldest part of the Old Bridge, the two stone arches and the toll house, dates back to 1386 "
+        "when it was made by the mason Olof of Turku. The first recorded mention of the bridge was "
+        "on 2 June 1386.",
     )
-    painter = src(
+    weaver = src(
         36,
-        "Karel Purkyně",
-        "Karel Purkyně (15 March 1834, Wrocław – 5 April 1868, Prague) was a painter in the "
-        "Austro-Hungarian Empire. He died in the city of Prague.",
+        "Edda Lindqvist",
+        "Edda Lindqvist (4 May 1801, Uppsala – 9 June 1872, Eskerby) was a weaver in the Swedish "
+        "Empire. She died in the town of Eskerby.",
     )
-    answer = ground_answer(
-        "When was the astronomical clock built in the city where Karel Purkyně died?", [clock, painter]
-    )
-    assert answer.text == "1410" and answer.sentence.startswith("The oldest part of the Orloj")
+    answer = ground_answer(TWO_HOP, [bridge, weaver])
+    assert answer.text == "1386" and answer.sentence.startswith("The oldest part of the Old Bridge")
