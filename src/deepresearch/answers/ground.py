@@ -189,7 +189,7 @@ def confidence_features(
 
 
 def _both_asks(frame: QuestionFrame, ranked: Sequence[Ranked]) -> GroundedAnswer | None:
-    """Two questions in one ("Who founded Pizza Hut, and in what year?"): the best supported
+    """Two questions in one ("Who founded Copper Kettle, and in what year?"): the best supported
     sentence holding an answer of both kinds is the answer, whole; None when no sentence does
     (the first question is then answered alone)."""
     kinds = (frame.kind, frame.also or frame.kind)
@@ -330,7 +330,7 @@ def _names_share(frame: QuestionFrame, evidence: Ranked) -> float:
 
 def _spans(sentence: str, frame: QuestionFrame, question: set[str]) -> Iterator[str]:
     """The sentence's candidates, each also with the noun asked about when the sentence puts it
-    right after: "the DeCavalcante crime family" for "what crime family"."""
+    right after: "the Varone crime family" for "what crime family"."""
     found_spans = candidates(sentence, frame.kind)
     if frame.type_noun and _plural(frame.type_noun):
         found_spans = [*_lists(sentence, found_spans), *found_spans]
@@ -348,7 +348,7 @@ def _plural(noun: str) -> bool:
 
 
 def _lists(sentence: str, spans: Sequence[str]) -> Iterator[str]:
-    """Runs of candidates the sentence lists ("Gillian Chung, Bobo Chan and Cecilia Cheung"),
+    """Runs of candidates the sentence lists ("Karin Holm, Lise Lyng and Mette Skov"),
     whole, for a question asking for several ("what actresses …")."""
     run: list[tuple[int, int]] = []
     for span in spans:
@@ -365,19 +365,19 @@ def _lists(sentence: str, spans: Sequence[str]) -> Iterator[str]:
 
 
 def _after_question_words(cand: str, question: set[str]) -> str:
-    """The candidate without the question's own words in front: "Queensland Senator Barnaby
-    Joyce" answers "… chief of staff to which Queensland senator?" as "Barnaby Joyce"."""
+    """The candidate without the question's own words in front: "Galway Councillor Nora
+    Breen" answers "… an adviser to which Galway councillor?" as "Nora Breen"."""
     words = cand.split()
     while len(words) > 1 and (not (stems := set(key_stems(words[0]))) or stems <= question):
         if words[1].lower() in CONNECTORS:
-            break  # "Medal of Honor" answers "awarded what medal?" whole
+            break  # "Medal of Merit" answers "awarded what medal?" whole
         words = words[1:]
     return " ".join(words)
 
 
 def _proximity(cand: str, sentence: str, question: set[str]) -> float:
     """1 when the candidate stands next to a word of the question in its sentence, falling off
-    with distance: "written by Mélanie Watt" answers "written by who" better than "on YTV"."""
+    with distance: "written by Agnes Moreau" answers "written by who" better than "on BBC Two"."""
     words = sentence.split()
     at = _position(cand, sentence)
     if at is None:
@@ -401,7 +401,7 @@ def _is_question_text(cand: str, terms: set[str], question: set[str], frame: Que
         return cand.lower() in frame.text.lower()
     if in_class(frame.type_noun, cand):  # "United States" for "which country" in "… the same state"
         return cand.lower() in frame.text.lower()
-    if frame.type_noun:  # "Medal of Honor" for "what medal": the noun asked about is no question text
+    if frame.type_noun:  # "Medal of Merit" for "what medal": the noun asked about is no question text
         question = question - type_stems(frame.type_noun)
     word = " " not in cand and len(cand) >= 4
     if word and re.search(rf"\b{re.escape(cand.lower())}\w*", frame.text.lower()):
@@ -472,12 +472,12 @@ def _is_bridge(terms: set[str], bridges: Sequence[frozenset[str]]) -> bool:
 
 
 def _same_name(terms: set[str], other: frozenset[str]) -> bool:
-    """Two forms of one name: one's terms hold the other's ("Grant Henry Hill", "Grant Hill")."""
+    """Two forms of one name: one's terms hold the other's ("Marcus Anthony Dale", "Marcus Dale")."""
     return bool(terms) and bool(other) and (terms <= other or other <= terms)
 
 
 def _counts_what_is_asked(cand: str, frame: QuestionFrame, sentence: str) -> bool:
-    """A number whose unit is a word of the question: "273,282 TEUs" for "what amount of TEUs"."""
+    """A number whose unit is a word of the question: "152,408 TEUs" for "how many TEUs"."""
     after = re.match(rf"{re.escape(cand)}\s+([\w-]+)", sentence[sentence.find(cand) :])
     words = [*cand.split()[1:], *(after.groups() if after else ())]
     return any(set(key_stems(w)) & set(frame.terms) for w in words)
@@ -485,7 +485,7 @@ def _counts_what_is_asked(cand: str, frame: QuestionFrame, sentence: str) -> boo
 
 def _defines(cand: str, frame: QuestionFrame, sentence: str) -> bool:
     """The sentence opens with the candidate and says what it is in the question's words:
-    "Sandra Oh … is a Canadian actress known for …" answers "which Canadian actress …"."""
+    "Lena Marsh … is a Scottish actress known for …" answers "which Scottish actress …"."""
     definition = _DEFINITION.match(sentence[len(cand) :]) if sentence.startswith(cand) else None
     if definition is None:
         return False
@@ -504,8 +504,8 @@ def type_stems(noun: str) -> frozenset[str]:
 
 
 def _life_date(cand: str, question: str, sentence: str) -> bool:
-    """A birth date for a question on when someone was born ("(15 June 1924 – 2005)", "born
-    15 June 1924"), a death date for one on when they died."""
+    """A birth date for a question on when someone was born ("(3 February 1931 – 2007)", "born
+    3 February 1931"), a death date for one on when they died."""
     at = re.escape(cand)
     if _ASKS_BIRTH.search(question):
         pattern = rf"\([^()]*?{at}\s*[–-]|\bborn\s+(?:on\s+|in\s+)?{at}"
