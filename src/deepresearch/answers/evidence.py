@@ -2,8 +2,8 @@
 
 A multi-hop question's answer sentence is about an entity the question never names (the city
 where someone died), so the question's words alone do not find it. Code scores each sentence by
-how much of the question it covers (its passage's title counts: "He died in Prague" belongs to
-the passage about the man), then lets a sentence borrow coverage from a *bridge*: a sentence that
+how much of the question it covers (its passage's title counts: "She died in Eskerby" belongs to
+the passage about the woman), then lets a sentence borrow coverage from a *bridge*: a sentence that
 covers the question and names something (a place, a film, a person) that titles or appears in
 the second sentence. Weights are inverse sentence frequencies over the run's own sentences, so
 the question's rare names count most.
@@ -80,7 +80,7 @@ def sentence_pool(sources: Sequence[Source]) -> list[Sentence]:
 
 def whole_sentences(text: str) -> list[str]:
     """:func:`~deepresearch.text.sentences`, with splits after initials and abbreviations
-    ("produced by D. P. Varma", "Mr. Smith", "U.S. Army") joined back."""
+    ("painted by J. M. Olsen", "Mr. Smith", "U.S. Army") joined back."""
     out: list[str] = []
     for part in sentences(text):
         if out and _ABBREVIATION.search(out[-1]):
@@ -149,8 +149,8 @@ def _best_chain(
 
 
 def _titled(sentence: Sentence, question: str) -> bool:
-    """The sentence's passage is titled by a name the question writes out ("Humboldt Peak
-    (Colorado)" for a question on Humboldt Peak): that passage is about the question's subject."""
+    """The sentence's passage is titled by a name the question writes out ("Raven Peak
+    (Montana)" for a question on Raven Peak): that passage is about the question's subject."""
     title = re.sub(r"\s*\(.*?\)\s*$", "", sentence.title).strip()
     return len(title) > 3 and re.search(rf"\b{re.escape(title)}\b", question, re.IGNORECASE) is not None
 
@@ -178,7 +178,7 @@ def _bridge_names(seed: Sentence, question: set[str]) -> list[str]:
 
 def _mentions(sentence: Sentence, name: str) -> bool:
     """The sentence speaks of ``name``: its passage is titled by it, it names it, or the name
-    begins with the passage's title ("West Chicago High School" leads to "West Chicago, Illinois")."""
+    begins with the passage's title ("North Lakeport High School" leads to "North Lakeport, Ohio")."""
     terms = frozenset(key_stems(name))
     if not terms:
         return False
@@ -188,8 +188,8 @@ def _mentions(sentence: Sentence, name: str) -> bool:
 
 
 def names_whole(name: str, text: str) -> bool:
-    """``text`` names ``name`` as a whole: not "Dan" in "Great Dane", nor a one-word name as the
-    first name of another ("Dan" in "Dan Fogelman")."""
+    """``text`` names ``name`` as a whole: not "Tom" in "Tomahawk", nor a one-word name as the
+    first name of another ("Tom" in "Tom Reyes")."""
     for match in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text):
         if " " in name or not re.match(r"\s[A-Z]", text[match.end() :]):
             return True
@@ -204,8 +204,8 @@ def about_question(
 ) -> set[int]:
     """Ids of the sources about the question: their title and text cover at least ``floor`` of
     the question's terms, weighted like :func:`rank_sentences`, and hold one of its ``names``
-    when it has any (a clock tower in Brighton shares "clock" and "built" with a question about
-    Prague's clock, but none of its names)."""
+    when it has any (a stone bridge in Marlow shares "stone" and "bridge" with a question about
+    Eskerby's bridge, but none of its names)."""
     docs = [
         Sentence(
             "", s.id, s.title, frozenset(key_stems(s.content or s.snippet)), frozenset(key_stems(s.title))
