@@ -13,7 +13,10 @@ rows are fitted on. Two logistic regressions, fitted with a few lines of numpy:
 - **confidence**: the fitted best candidate of each question (gold and no-gold runs), labelled by
   whether it is right, over :func:`deepresearch.answers.ground.confidence_features`.
 
-The threshold is the lowest confidence whose dev precision when answering reaches ``--target``.
+An answer is stated when the confidence is at least the threshold: by default the highest whose
+dev answer_match (agent and context rows) is not below the hand-set scoring's, so the gate trades
+no right answers for its precision on dev; ``--threshold`` sets it, ``--target`` picks the lowest
+whose dev precision when answering reaches that.
 It prints, for dev and test beside the hand-set scoring: answer_match, precision when answering,
 abstention with the gold passages dropped, and the test half's precision/coverage curve.
 ``--write`` stores the weights in ``src/deepresearch/data/answer_weights.json``.
@@ -66,9 +69,10 @@ class Row:
         return frame_question(self.question)
 
 
-def context_rows() -> list[Row]:
+def context_rows(drop_gold: bool = False) -> list[Row]:
     """Each question with its own context passages as the sources (gold and distractors, the
-    HotpotQA distractor setting): labelled rows that need no agent run."""
+    HotpotQA distractor setting): labelled rows that need no agent run. ``drop_gold`` leaves the
+    gold passages out (the answer should then be an abstention)."""
     corpus = {}
     for line in (EVAL / "corpus.jsonl").open(encoding="utf-8"):
         doc = json.loads(line)
@@ -76,12 +80,13 @@ def context_rows() -> list[Row]:
     rows = []
     for line in (EVAL / "questions.jsonl").open(encoding="utf-8"):
         q = json.loads(line)
-        docs = [corpus[d] for d in q.get("context_doc_ids") or q["gold_doc_ids"] if d in corpus]
+        ids = q.get("context_doc_ids") or q["gold_doc_ids"]
+        docs = [corpus[d] for d in ids if d in corpus and not (drop_gold and d in q["gold_doc_ids"])]
         sources = [
             Source(id=i, url=f"doc://{d['doc_id']}", title=d["title"], content=d["text"], doc_id=d["doc_id"])
             for i, d in enumerate(docs, 1)
         ]
-        rows.append(Row(q["qid"], half_of(q["qid"]), q["question"], q["answers"], sources, True))
+        rows.append(Row(q["qid"], half_of(q["qid"]), q["question"], q["answers"], sources, not drop_gold))
     return rows
 
 
@@ -172,7 +177,8 @@ def outcomes(
     out = []
     for row in rows:
         text, answered, confidence = answer(row)
-        out.append((answered, bool(answered and answer_match(text, row.answers)), confidence or 0.0))
+        sure = 1.0 if confidence is None else confidence  # yes/no and choice: decided without the gate
+        out.append((answered, bool(answered and answer_match(text, row.answers)), sure))
     return out
 
 
@@ -207,6 +213,16 @@ def curve(rows: Sequence[Row], weights: AnswerWeights) -> list[tuple[float, floa
     return points
 
 
+def hold_threshold(rows: Sequence[Row], weights: AnswerWeights) -> float:
+    """The highest threshold whose answer_match on ``rows`` is not below the hand-set scoring's:
+    the gate buys precision without giving up right answers (on dev)."""
+    loose = AnswerWeights(weights.candidate, weights.confidence, 0.0, weights.top_sentences)
+    marks = outcomes(rows, grounded(loose))
+    hand_set = sum(m[1] for m in outcomes(rows, grounded(None)))
+    held = [t for t in (i / 20 for i in range(20)) if sum(m[1] and m[2] >= t for m in marks) >= hand_set]
+    return max(held, default=0.0)
+
+
 def choose_threshold(rows: Sequence[Row], weights: AnswerWeights, target: float) -> float:
     for t, _, precision in curve(rows, weights):
         if precision >= target:
@@ -229,42 +245,54 @@ def main() -> None:
     )
     parser.add_argument("--top", type=int, default=8, help="sentences whose candidates are scored")
     parser.add_argument("--l2", type=float, default=1.0)
-    parser.add_argument("--target", type=float, default=0.75, help="dev precision when answering")
-    parser.add_argument("--write", action="store_true")
+    parser.add_argument(
+        "--threshold", type=float,
+        help="state an answer when P(right) is at least this (default: the highest that keeps dev "
+        "answer_match level with the hand-set scoring)",
+    )  # fmt: skip
+    parser.add_argument("--target", type=float, help="instead, the lowest threshold with this dev precision")
+    parser.add_argument("--write", action="store_true", help="ship the weights (the package's data file)")
+    parser.add_argument("--out", type=Path, help="write the weights here instead (not shipped)")
     parser.add_argument("--no-context", dest="context", action="store_false", help="agent rows only")
     parser.add_argument("--fit-ranking", action="store_true", help="fit the candidate scorer too")
-    parser.add_argument("--context-confidence", action="store_true", help="context rows for confidence too")
+    parser.add_argument(
+        "--agent-confidence", dest="context_confidence", action="store_false",
+        help="fit the confidence on agent rows only (default: dev context rows too)",
+    )  # fmt: skip
     args = parser.parse_args()
     rows = load_rows()
+    contexts = context_rows() + context_rows(drop_gold=True)
     dev = [r for r in rows if r.half == "dev"]
-    test = [r for r in rows if r.half == "test"]
-    context = [r for r in context_rows() if r.half == "dev"] if args.context else []
-    scorer = (
-        fit_candidate([r for r in dev if r.gold_read] + context, args.top, args.l2)
-        if args.fit_ranking
-        else None
-    )
+    context = [r for r in contexts if r.half == "dev"]
+    train = [r for r in dev + context if r.gold_read] if args.context else [r for r in dev if r.gold_read]
+    scorer = fit_candidate(train, args.top, args.l2) if args.fit_ranking else None
     confidence = fit_confidence(dev + (context if args.context_confidence else []), args.top, scorer, args.l2)
     weights = AnswerWeights(scorer, confidence, 0.0, args.top)
-    threshold = choose_threshold([r for r in dev if r.gold_read], weights, args.target)
+    gold_dev = [r for r in dev if r.gold_read] + [r for r in context if r.gold_read]
+    threshold = hold_threshold(gold_dev, weights) if args.threshold is None else args.threshold
+    if args.target is not None:
+        threshold = choose_threshold(gold_dev, weights, args.target)
     weights = AnswerWeights(scorer, confidence, threshold, args.top)
-    results = {}
-    for half, part in (("dev", dev), ("test", test)):
-        print(f"{half} half ({sum(r.gold_read for r in part)} questions):")
-        results[half] = {
-            "hand_set": report("hand-set", part, None),
-            "fitted": report("fitted", part, weights),
-        }
-    print(f"threshold {threshold} (dev precision >= {args.target}); test precision/coverage curve:")
-    for t, cov, prec in curve([r for r in test if r.gold_read], weights):
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    for half in ("dev", "test"):
+        for origin, part in (("agent", rows), ("context", contexts)):
+            chosen = [r for r in part if r.half == half]
+            print(f"{half} half, {origin} sources ({sum(r.gold_read for r in chosen)} questions):")
+            results[f"{half}/{origin}"] = {
+                "hand_set": report("hand-set", chosen, None),
+                "fitted": report("fitted", chosen, weights),
+            }
+    print(f"threshold {threshold}; test precision/coverage curve (agent sources):")
+    for t, cov, prec in curve([r for r in rows if r.half == "test" and r.gold_read], weights):
         print(f"  t={t:.2f} coverage={cov:.3f} precision={prec:.3f}")
-    if args.write:
-        meta = {"fitted_by": "python evals/fit_answers.py --write", "l2": args.l2, "target": args.target}
+    if args.write or args.out:
+        meta: dict[str, object] = {"fitted_by": "python evals/fit_answers.py --write", "l2": args.l2}
         meta["results"] = results
         meta["dev_questions"] = len(dev)
         final = AnswerWeights(scorer, confidence, threshold, args.top, meta)
-        WEIGHTS.write_text(json.dumps(final.to_json(), indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {WEIGHTS}")
+        path = args.out or WEIGHTS
+        path.write_text(json.dumps(final.to_json(), indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,96 @@
+"""The fitted answer step: weights round-trip, the confidence gate abstains, abstentions speak the
+question's language. Passages and questions here are invented."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from deepresearch.answers.ground import abstention_text, ground_answer
+from deepresearch.answers.learned import AnswerWeights, Linear, read_weights, shipped_weights
+from deepresearch.citations import Source
+
+PASSAGES = [
+    Source(
+        id=1,
+        url="doc://1",
+        title="Harbour Lantern",
+        content="Harbour Lantern is a 1961 drama film directed by Odile Marchetti. It was shot in Brest.",
+    ),
+    Source(
+        id=2,
+        url="doc://2",
+        title="Odile Marchetti",
+        content="Odile Marchetti (1920–1999) was a French film director born in Lyon.",
+    ),
+]
+QUESTION = "Who directed the film Harbour Lantern?"
+
+
+def _weights(bias: float, threshold: float = 0.5) -> AnswerWeights:
+    return AnswerWeights(candidate=None, confidence=Linear({"score": 0.0}, bias), threshold=threshold)
+
+
+def test_a_confident_answer_is_stated_with_its_confidence() -> None:
+    got = ground_answer(QUESTION, PASSAGES, weights=_weights(bias=3.0))
+    assert (got.text, got.status, got.source_id) == ("Odile Marchetti", "grounded", 1)
+    assert got.confidence is not None and got.confidence > 0.9
+
+
+def test_below_the_threshold_the_answer_is_an_abstention() -> None:
+    got = ground_answer(QUESTION, PASSAGES, weights=_weights(bias=-3.0))
+    assert got.status == "abstained"
+    assert got.text == "The sources read do not say who directed the film Harbour Lantern."
+    assert got.confidence is not None and got.confidence < 0.1
+
+
+def test_a_fitted_candidate_scorer_decides_the_ranking() -> None:
+    """A scorer that prefers spans far down the sentence list picks what the hand-set scoring
+    would not (the last-ranked sentence's place name): the weights, not code, decide."""
+    hand = ground_answer(QUESTION, PASSAGES, weights=None)
+    contrary = AnswerWeights(
+        candidate=Linear({"rank": 5.0, "top": -5.0}),
+        confidence=Linear({}, 3.0),
+        threshold=0.5,
+    )
+    fitted = ground_answer(QUESTION, PASSAGES, weights=contrary)
+    assert hand.text == "Odile Marchetti"
+    assert (fitted.text, fitted.status) == ("Brest", "grounded")
+
+
+def test_without_shipped_weights_the_hand_set_scoring_answers() -> None:
+    """No fitted weights ship until they beat the hand-set scoring on the test half
+    (docs/BENCHMARKS.md): the default is the hand-set path, with no confidence."""
+    assert shipped_weights() is None
+    assert ground_answer(QUESTION, PASSAGES) == ground_answer(QUESTION, PASSAGES, weights=None)
+    assert ground_answer(QUESTION, PASSAGES).confidence is None
+
+
+def test_weights_round_trip_through_json(tmp_path: Path) -> None:
+    weights = AnswerWeights(Linear({"a": 1.5}, -0.5, {"a": 2.0}), Linear({"score": 1.0}), 0.4, 12, {"n": 3})
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(weights.to_json()), encoding="utf-8")
+    assert read_weights(path) == weights
+    assert Linear({"a": 1.5}, -0.5, {"a": 2.0}).logit({"a": 4.0}) == pytest.approx(2.5)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Wer gründete die Firma Halvorsen in Bergen?",
+            "Die gelesenen Quellen beantworten nicht: Wer gründete",
+        ),
+        ("Qui a construit le pont de Varennes ?", "Les sources lues ne répondent pas à : Qui a construit"),
+        ("¿Quién diseñó el puente de la ciudad?", "Las fuentes leídas no responden: ¿Quién diseñó"),
+        ("谁设计了这座桥？", "已读来源没有回答：谁设计了这座桥？"),
+        (
+            "Who designed the Varennes bridge?",
+            "The sources read do not say who designed the Varennes bridge.",
+        ),
+    ],
+)
+def test_an_abstention_speaks_the_question_language(question: str, expected: str) -> None:
+    assert abstention_text(question).startswith(expected)
