@@ -230,7 +230,7 @@ def _spans(sentence: str, kind: AnswerKind) -> Iterator[str]:
     else:
         if kind == "place":
             yield from (f"{a}, {b}".rstrip(".,;:") for a, b in _PLACE_TAIL.findall(sentence))
-        if kind == "person":  # "Dan and Frank Carney": two people of one family name
+        if kind == "person":  # "Tom and Eli Ames": two people of one family name
             yield from (m.group(0) for m in _SHARED_SURNAME.finditer(sentence))
         yield from names(sentence)
         if kind == "entity":

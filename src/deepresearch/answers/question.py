@@ -242,8 +242,8 @@ def frame_question(question: str) -> QuestionFrame:
 
 
 def _second_ask(text: str) -> AnswerKind | None:
-    """The kind a second question joined by "and" asks for: "Who founded Pizza Hut, and in what
-    year?" asks for a date as well as a person."""
+    """The kind a second question joined by "and" asks for: "Who founded Copper Kettle, and in
+    what year?" asks for a date as well as a person."""
     second = _SECOND_ASK.search(text)
     if second is None:
         return None
@@ -252,7 +252,7 @@ def _second_ask(text: str) -> AnswerKind | None:
 
 
 def _named(text: str) -> tuple[str, ...]:
-    """Two or more names a yes/no question compares ("… Armando Iannucci … Puneet Sira …")."""
+    """Two or more names a yes/no question compares ("… Ines Moreno … Tomas Ruiz …")."""
     found = [n for n in names(text) if len(n.split()) >= 2 and ". " not in n]
     return tuple(found) if len(found) >= 2 else ()
 
@@ -263,7 +263,7 @@ def _focus(text: str) -> frozenset[str]:
 
 def focus_words(text: str) -> list[str]:
     """The content words within three words of a wh-word: the relation the answer stands in
-    ("written by who", "second wife of what singer"), in question order."""
+    ("written by who", "first husband of what painter"), in question order."""
     words = text.split()
     near: dict[str, None] = {}
     for i, word in enumerate(words):
@@ -312,11 +312,11 @@ def asking_clause(text: str) -> str:
 
 def _type_noun(text: str) -> str | None:
     """The noun "what …" asks about: the last word of the noun phrase after it ("what mountain
-    range is" → range, "which television and movie actor from" → actor), not a verb that
-    follows it ("what movie stars Morgan Freeman" → movie, "what song debuted" → song)."""
+    range is" → range, "which stage and screen actress from" → actress), not a verb that
+    follows it ("what movie stars Clara Voss" → movie, "what song premiered" → song)."""
     for match in _TYPE_NOUN.finditer(text):
         rest = _NAME_OF.sub("", text[match.end() :], count=1)
-        rest = _COPULA_THE.sub("", rest, count=1)  # "What was the profession of …" asks for a profession
+        rest = _COPULA_THE.sub("", rest, count=1)  # "What was the trade of …" asks for a trade
         words = _phrase(rest)
         if words and words[-1] not in _NOT_TYPE:
             return words[-1]
@@ -328,7 +328,7 @@ def _phrase(rest: str) -> list[str]:
     breaker = ""
     for token in re.findall(r"[\w'’-]+|[,?.;:]", rest):
         if token[0].isupper() and not words:
-            continue  # "which Canadian actress": a proper adjective before the noun
+            continue  # "which Scottish actress": a proper adjective before the noun
         if not token[0].isalpha() or token[0].isupper() or _ends_phrase(token.lower()):
             breaker = token
             break
@@ -344,8 +344,8 @@ def _ends_phrase(word: str) -> bool:
 
 
 def _verb_like(word: str, breaker: str) -> bool:
-    """A past tense ("debuted"), or a present tense before a name or a preposition ("stars
-    Morgan", "flows through")."""
+    """A past tense ("premiered"), or a present tense before a name or a preposition ("stars
+    Clara", "flows through")."""
     if word.endswith("ed"):
         return True
     before_object = bool(breaker) and (breaker[0].isupper() or breaker.lower() in _PHRASE_END)

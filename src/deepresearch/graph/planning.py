@@ -234,9 +234,9 @@ def _flaw(query: str, question_stems: set[str], kept: list[TodoItem]) -> str | N
 def is_fragment(text: str, *, min_terms: int = 2) -> bool:
     """Whether a task's query (or, with ``min_terms=1``, its title) is a fragment, not a search.
 
-    Fragments have fewer than ``min_terms`` content terms ("Which U.S.", "If Gallu"), or end in a
+    Fragments have fewer than ``min_terms`` content terms ("Which U.S.", "If Borra"), or end in a
     word that cannot end a phrase (an article, a preposition, a conjunction: "History of the") or
-    in the capitalised first word of a longer name ("Karel Purkyně died in New"). A question mark
+    in the capitalised first word of a longer name ("Edda Lindqvist died in New"). A question mark
     ends a question, not a cut ("Which genre is he associated with?").
     """
     if len(key_terms(text)) < min_terms:
@@ -311,7 +311,7 @@ def _repeats(terms: set[str], have: list[set[str]], question: set[str]) -> bool:
 def entity_query(name: str, question: str, entities: list[str]) -> str | None:
     """The search for one name of the question: the name itself when it holds two content terms;
     a one-word name gets the question's first term that is no name and no ``-ed``/``-ing`` form
-    ("Gallu" → "Gallu demon", "Leland" → "Leland film"), since one word alone is a fragment.
+    ("Borra" → "Borra goblin", "Eskerby" → "Eskerby film"), since one word alone is a fragment.
     ``None`` when nothing fits."""
     if not is_fragment(name):
         return name
@@ -326,7 +326,7 @@ def entity_query(name: str, question: str, entities: list[str]) -> str | None:
 def question_entities(question: str) -> list[str]:
     """Quoted titles and capitalised names in the question, longest first.
 
-    Leading stopwords are not part of a name ("Which U.S. state" → "U.S.", "If Gallu" → "Gallu"),
+    Leading stopwords are not part of a name ("Which U.S. state" → "U.S.", "If Borra" → "Borra"),
     names joined by "and" are two names, a possessive ends a name, and what is left must hold a
     content term. A lone capitalised word that opens the question ("Describe …") is no name.
     """
