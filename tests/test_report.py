@@ -69,10 +69,13 @@ def test_the_answer_line_cites_the_sentence_that_holds_it() -> None:
 
 def test_a_quoted_sentence_keeps_its_subject() -> None:
     assert (
-        with_subject("The company was founded in 1959.", "Pizza Hut")
-        == "Pizza Hut: The company was founded in 1959."
+        with_subject("The company was founded in 1961.", "Copper Kettle")
+        == "Copper Kettle: The company was founded in 1961."
     )
-    assert with_subject("Pizza Hut was founded in 1958.", "Pizza Hut") == "Pizza Hut was founded in 1958."
+    assert (
+        with_subject("Copper Kettle was founded in 1961.", "Copper Kettle")
+        == "Copper Kettle was founded in 1961."
+    )
 
 
 def test_no_sentence_is_repeated_across_tasks_and_unrelated_sources_are_not_evidence() -> None:

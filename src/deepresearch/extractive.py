@@ -45,7 +45,7 @@ def cut_at_word(text: str, limit: int) -> str:
 
 def with_subject(sentence: str, title: str) -> str:
     """``sentence`` prefixed with its passage's title when it does not name it: quoted out of its
-    passage, "The company was founded in 1959" must still say which company."""
+    passage, "The company was founded in 1961" must still say which company."""
     named = set(key_stems(title)) & set(key_stems(sentence))
     return sentence if named or not title.strip() else f"{title}: {sentence}"
 

@@ -393,10 +393,10 @@ def test_under_what_name_asks_for_the_name_used_not_the_person() -> None:
 BAKERY = src(
     32,
     "Copper Kettle",
-    "Copper Kettle is an American bakery chain and international franchise founded in 1961 by Tom and "
-    "Eli Ames.",
+    "Copper Kettle is an American bakery chain with shops in nine countries, founded in 1961 by Tom "
+    "and Eli Ames.",
 )
-EMBLEM = src(33, "List of U.S. state emblems", "Ohio followed the year after, naming the Tomahawk.")
+EMBLEM = src(33, "List of U.S. state emblems", "Ohio chose one a year later, naming the Tomahawk.")
 STREETS = src(
     34,
     "Quiet Streets",
@@ -414,7 +414,7 @@ STREETS = src(
         # two questions in one: the sentence that answers both, whole
         (
             "Who founded Copper Kettle, and in what year?",
-            "Copper Kettle is an American bakery chain and international franchise founded in 1961 by Tom "
+            "Copper Kettle is an American bakery chain with shops in nine countries, founded in 1961 by Tom "
             "and Eli Ames.",
         ),
     ],
