@@ -151,6 +151,26 @@ def test_a_stream_dropped_before_any_content_is_retried(
     assert list(_model(models, base_url, Sleeps()).stream(HELLO)) == ["Hi"]
 
 
+def test_a_stream_refused_on_every_try_names_the_status(
+    base_url: str, fake: FakeOpenAI, models: Models
+) -> None:
+    fake.script = [Reply(status=503, error="overloaded")] * 3
+    sleeps = Sleeps()
+
+    with pytest.raises(ModelError, match="HTTP 503") as caught:
+        list(_model(models, base_url, sleeps).stream(HELLO))
+
+    assert "broke off" not in str(caught.value)
+    assert len(fake.requests) == 3 and len(sleeps) == 2
+
+
+def test_a_stream_without_content_yields_nothing(base_url: str, fake: FakeOpenAI, models: Models) -> None:
+    fake.script = [Reply(chunks=[])]
+
+    assert list(_model(models, base_url, Sleeps()).stream(HELLO)) == []
+    assert len(fake.requests) == 1
+
+
 def test_a_stream_broken_after_its_first_chunk_is_not_retried(
     base_url: str, fake: FakeOpenAI, models: Models
 ) -> None:

@@ -14,8 +14,13 @@ still carries the schema; that is the caller's job.
 Resilience: ``timeout`` bounds each request in total — connect, headers and every byte of the
 answer (a server that drips its answer is cut off; see :class:`DeadlineTransport`); 429, 5xx and
 connection errors are retried with
-backoff by :class:`~deepresearch.retry.RetryPolicy` (``Retry-After`` honoured); a stream is
-retried only before its first chunk. The SDK's own retries are off, so this policy is the only one.
+backoff by :class:`~deepresearch.retry.RetryPolicy` (``Retry-After`` honoured), in one loop
+(:meth:`OpenAICompatModel._retried`) for answers and streams alike; a stream is retried only
+before its first chunk. The SDK's own retries are off, so this policy is the only one: the SDK
+would retry a timeout (multiplying ``LLM_TIMEOUT`` on a server that is stuck), fall back to its own
+backoff when a server asks to wait longer than it allows (instead of ending the call at once), not
+retry a stream that drops before its first chunk, log nothing at warning level, and sleep on a
+clock no caller can replace.
 """
 
 from __future__ import annotations
@@ -26,8 +31,8 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Literal, NoReturn
+from collections.abc import Callable, Generator, Iterator, Mapping
+from typing import Any, Literal, NoReturn, TypeVar
 
 import httpx
 import openai
@@ -121,7 +126,13 @@ TIMEOUT_ERRORS: tuple[type[Exception], ...] = (
     *_http_errors("TimeoutException"),
 )
 CONNECTION_ERRORS: tuple[type[Exception], ...] = (openai.APIConnectionError, *TRANSPORT_ERRORS)
-STREAM_ERRORS: tuple[type[Exception], ...] = (openai.OpenAIError, *TRANSPORT_ERRORS)
+CALL_ERRORS: tuple[type[Exception], ...] = (openai.OpenAIError, *TRANSPORT_ERRORS)
+"""What a call can raise: the SDK's errors, and transport errors while a stream is read."""
+T = TypeVar("T")
+
+
+def _never(_exc: Exception) -> bool:
+    return False
 
 
 class OpenAICompatModel(ChatModelBase):
@@ -169,7 +180,7 @@ class OpenAICompatModel(ChatModelBase):
             api_key=api_key or NO_KEY,
             base_url=self.base_url,
             timeout=timeout,
-            max_retries=0,
+            max_retries=0,  # self.retry is the one policy (see the module's docstring)
             http_client=openai.DefaultHttpxClient(transport=DeadlineTransport(timeout), timeout=timeout),
         )
 
@@ -203,19 +214,18 @@ class OpenAICompatModel(ChatModelBase):
     def on_stream(self, call: ModelCall) -> Iterator[str]:
         """Yield content deltas as the server sends them; retried only before the first one."""
         params = self._params(call.messages, call.max_tokens)
-        attempt, started = 0, False
-        while True:
-            try:
-                for delta in self._stream_once(params):
-                    started = True
-                    yield delta
+        try:
+            first, rest = self._retried(lambda: _first(self._stream_once(params)))
+        except CALL_ERRORS as exc:
+            self._raise(exc)
+        with contextlib.closing(rest):
+            if first is None:
                 return
-            except STREAM_ERRORS as exc:
-                delay = None if started else self._retry_delay(exc, attempt)
-                if delay is None:
-                    self._raise(exc, streaming=started)
-                self._wait(exc, delay, attempt)
-            attempt += 1
+            yield first
+            try:
+                yield from rest
+            except CALL_ERRORS as exc:
+                self._raise(exc, streaming=True)
 
     def structured_mode(self) -> str:
         """How a schema is sent now: ``tools``, ``json_schema``, ``json_object + schema``,
@@ -287,21 +297,34 @@ class OpenAICompatModel(ChatModelBase):
         )
 
     def _send(self, params: dict[str, Any], extra: dict[str, Any]) -> ChatCompletion:
+        """One answer, retried unless the server rejected the request's shape (the caller then
+        asks again with a plainer one)."""
         body = {**self.extra_body, **extra} or None
-        attempt = 0
+
+        def rejected(exc: Exception) -> bool:
+            return isinstance(exc, openai.APIStatusError) and _rejects_shape(exc, params, extra)
+
+        def send() -> ChatCompletion:
+            response: ChatCompletion = self._client.chat.completions.create(**params, extra_body=body)
+            return response
+
+        return self._retried(send, final=rejected)
+
+    def _retried(self, attempt: Callable[[], T], *, final: Callable[[Exception], bool] = _never) -> T:
+        """``attempt()``, called again after :meth:`_retry_delay` while it raises a retryable error
+        that ``final`` does not claim; the last error is raised as it came."""
+        tries = 0
         while True:
             try:
-                response: ChatCompletion = self._client.chat.completions.create(**params, extra_body=body)
-                return response
-            except openai.OpenAIError as exc:
-                shape_rejected = isinstance(exc, openai.APIStatusError) and _rejects_shape(exc, params, extra)
-                delay = None if shape_rejected else self._retry_delay(exc, attempt)
+                return attempt()
+            except CALL_ERRORS as exc:
+                delay = None if final(exc) else self._retry_delay(exc, tries)
                 if delay is None:
                     raise
-                self._wait(exc, delay, attempt)
-            attempt += 1
+                self._wait(exc, delay, tries)
+            tries += 1
 
-    def _stream_once(self, params: dict[str, Any]) -> Iterator[str]:
+    def _stream_once(self, params: dict[str, Any]) -> Generator[str, None, None]:
         body = dict(self.extra_body) or None
         chunks = self._client.chat.completions.create(**params, stream=True, extra_body=body)
         with chunks:
@@ -480,6 +503,12 @@ def _answer_text(message: Any) -> str:
             return arguments
     content = message.content
     return content if isinstance(content, str) else ""
+
+
+def _first(deltas: Generator[str, None, None]) -> tuple[str | None, Generator[str, None, None]]:
+    """The first delta (None when the stream ended without one) and the rest: what an error before
+    the first delta interrupts is retried; after it, the caller has seen text, and it is not."""
+    return next(deltas, None), deltas
 
 
 def _delta(chunk: ChatCompletionChunk) -> str:
