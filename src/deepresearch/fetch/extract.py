@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 
 from deepresearch.errors import FetchError
+from deepresearch.fetch.pdfpages import drop_page_furniture
 from deepresearch.text import TRUNCATION_MARKER
 from deepresearch.untrusted import clean_title, sanitize
 
@@ -94,9 +95,10 @@ def extract_html(data: bytes | str, *, url: str | None = None, encoding: str | N
 
 
 def extract_pdf(data: bytes, *, max_chars: int | None = None) -> Extracted:
-    """The text of a PDF, page after page, and its title from the document information. Stops
-    reading pages once ``max_chars`` characters are collected. Raises :class:`FetchError` when
-    the file is not a readable PDF (damaged, encrypted)."""
+    """The text of a PDF, page after page, without the headers, footers and page numbers printed
+    on each page (:mod:`deepresearch.fetch.pdfpages`), and its title from the document
+    information. Stops reading pages once ``max_chars`` characters are collected. Raises
+    :class:`FetchError` when the file is not a readable PDF (damaged, encrypted)."""
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
 
@@ -110,7 +112,7 @@ def extract_pdf(data: bytes, *, max_chars: int | None = None) -> Extracted:
                 break
     except (PyPdfError, ValueError, KeyError, TypeError) as exc:
         raise FetchError(f"cannot read the PDF: {exc}") from exc
-    return Extracted(text="\n\n".join(pages), title=str(title) if title else None)
+    return Extracted(text="\n\n".join(drop_page_furniture(pages)), title=str(title) if title else None)
 
 
 def decode(data: bytes, encoding: str | None = None) -> str:
