@@ -69,6 +69,9 @@ def test_token_is_required_everywhere_but_healthz(serve: Serve) -> None:
     with server.client() as anon, server.client(headers={"Authorization": f"Bearer {TOKEN}"}) as authed:
         assert anon.get("/healthz").status_code == 200
         assert anon.get("/").status_code == 200
+        icon = anon.get("/favicon.ico")
+        assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
+        assert icon.text.startswith("<svg") and icon.text.endswith("</svg>")
         for method, path in [
             ("GET", "/readyz"),
             ("GET", "/tasks"),
