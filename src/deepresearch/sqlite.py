@@ -1,13 +1,15 @@
 """SQLite pieces shared by the document index and the jobs store: numbered migrations recorded in
-``PRAGMA user_version``, and ``BEGIN IMMEDIATE`` transactions under a lock."""
+``PRAGMA user_version`` (run by :mod:`deepresearch.migrations`), and ``BEGIN IMMEDIATE``
+transactions under a lock."""
 
 from __future__ import annotations
 
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 
+from deepresearch import migrations as migrations_runner
 from deepresearch.errors import DeepResearchError
 
 
@@ -19,19 +21,27 @@ def migrate(
     fix: str,
     error: type[DeepResearchError] = DeepResearchError,
 ) -> int:
-    """Apply the migrations ``conn`` has not had, each in its own transaction; return the version.
+    """Apply the migrations ``conn`` has not had, each in its own transaction; return the version
+    (:func:`deepresearch.migrations.migrate` over :class:`SqliteSchema`)."""
+    return migrations_runner.migrate(SqliteSchema(conn), migrations, what=what, fix=fix, error=error)
 
-    A database newer than this code raises ``error`` naming ``what`` and ``fix``.
-    """
-    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    if version > len(migrations):
-        raise error(
-            f"the {what} is at schema version {version}, newer than this deepresearch supports "
-            f"({len(migrations)}); upgrade deepresearch or {fix}"
-        )
-    for number, script in enumerate(migrations[version:], start=version + 1):
-        conn.executescript(f"BEGIN;\n{script};\nPRAGMA user_version = {number};\nCOMMIT;")
-    return len(migrations)
+
+class SqliteSchema:
+    """The version in ``PRAGMA user_version``, set by the migration's own script; each migration is
+    one ``BEGIN`` … ``COMMIT`` script, and SQLite's own file lock keeps writers apart, so
+    :meth:`locked` adds none."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def locked(self) -> AbstractContextManager[object]:
+        return nullcontext()
+
+    def version(self) -> int:
+        return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def apply(self, number: int, script: str) -> None:
+        self.conn.executescript(f"BEGIN;\n{script};\nPRAGMA user_version = {number};\nCOMMIT;")
 
 
 @contextmanager

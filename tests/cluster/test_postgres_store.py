@@ -94,6 +94,32 @@ def test_migrations_are_idempotent_and_a_newer_schema_is_refused(database_url: s
     pool.close()
 
 
+def test_a_database_left_at_an_older_version_is_migrated_on_and_kept(database_url: str) -> None:
+    """A database the first releases created (two migrations, recorded as they recorded them)."""
+    import psycopg
+
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE deepresearch_schema (version INTEGER NOT NULL)")
+        for number, script in enumerate(MIGRATIONS[:2], start=1):
+            conn.execute(script, prepare=False)
+            conn.execute("INSERT INTO deepresearch_schema (version) VALUES (%s)", (number,))
+        conn.execute(
+            "INSERT INTO jobs (id, topic, status, created_at) VALUES ('old', 'kept topic', 'completed', 'x')"
+        )
+    pool = connection_pool(database_url)
+    store = PostgresJobStore(pool)
+
+    assert migrate(pool) == len(MIGRATIONS)
+
+    assert store.require("old").topic == "kept topic"
+    job = store.create("topic", overrides={}, review_plan=True)
+    event = {"type": "status", "step": "x", "data": {}}
+    first = store.append_event(job.id, event, time.time(), key="step:1")
+    assert store.append_event(job.id, event, time.time(), key="step:1") == first
+    assert store.require(job.id).review_plan
+    pool.close()
+
+
 def test_an_unreachable_database_says_how_to_fix_it() -> None:
     with pytest.raises(ConfigurationError, match="DATABASE_URL"):
         connection_pool("postgresql://nobody@127.0.0.1:1/none")

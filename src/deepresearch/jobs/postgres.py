@@ -1,7 +1,8 @@
 """Jobs, their events and the research checkpoints in PostgreSQL (``DATABASE_URL``), for Celery workers.
 
-The schema changes only through :data:`MIGRATIONS` (``deepresearch_schema`` records the version);
-every process migrates on start under an advisory lock, so API nodes and workers may start together.
+The schema changes only through :data:`MIGRATIONS` (``deepresearch_schema`` records the version),
+applied by the project's one runner (:mod:`deepresearch.migrations`); every process migrates on
+start under an advisory lock, so API nodes and workers may start together.
 Events are numbered per job from the job row (``last_seq``, bumped under its row lock), so the
 sequence has no gap and no duplicate whichever process writes. A running job carries a lease
 (``lease_owner``, ``lease_until`` on the database's clock): its worker renews it; a job whose lease
@@ -30,6 +31,7 @@ from deepresearch.jobs.rows import (
     utc_now,
 )
 from deepresearch.limits import TEAM_EXTRA
+from deepresearch.migrations import migrate as run_migrations
 
 if TYPE_CHECKING:
     import psycopg
@@ -124,20 +126,51 @@ MIGRATION_WAIT_SECONDS = 300.0
 def migrate(pool: ConnectionPool, *, wait: float = MIGRATION_WAIT_SECONDS) -> int:
     """Apply the migrations the database has not had (and LangGraph's); returns the version.
 
+    :func:`deepresearch.migrations.migrate` over :class:`PostgresSchema`; the migrating connection
+    runs LangGraph's setup too, under the same lock.
+    """
+    with pool.connection() as conn:
+        return run_migrations(
+            PostgresSchema(conn, wait),
+            MIGRATIONS,
+            what="jobs database",
+            fix="point DATABASE_URL elsewhere",
+            then=lambda: postgres_checkpointer(conn).setup(),
+        )
+
+
+class PostgresSchema:
+    """The version in ``deepresearch_schema`` (one row per migration applied, inserted in the
+    migration's transaction), under the advisory lock :data:`MIGRATION_LOCK`.
+
     One process migrates at a time. The others wait for the lock *between* statements
     (``pg_try_advisory_lock``, polled), never inside one: LangGraph's setup builds an index
     ``CONCURRENTLY``, which waits for every open transaction, and a blocked ``pg_advisory_lock``
     is one, so processes started together on an empty database deadlocked (the index waited for
-    the waiters, which waited for the lock). The migrating connection runs LangGraph's setup too.
+    the waiters, which waited for the lock).
     """
-    with pool.connection() as conn:
-        _lock(conn, wait)
+
+    def __init__(self, conn: psycopg.Connection[Any], wait: float = MIGRATION_WAIT_SECONDS) -> None:
+        self.conn = conn
+        self.wait = wait
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        _lock(self.conn, self.wait)
         try:
-            version = _apply(conn)
-            postgres_checkpointer(conn).setup()
+            yield
         finally:
-            conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
-    return version
+            self.conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
+
+    def version(self) -> int:
+        self.conn.execute("CREATE TABLE IF NOT EXISTS deepresearch_schema (version INTEGER NOT NULL)")
+        row = self.conn.execute("SELECT MAX(version) AS v FROM deepresearch_schema").fetchone()
+        return int(row["v"] or 0) if row else 0
+
+    def apply(self, number: int, script: str) -> None:
+        with self.conn.transaction():
+            self.conn.execute(script, prepare=False)
+            self.conn.execute("INSERT INTO deepresearch_schema (version) VALUES (%s)", (number,))
 
 
 def _lock(conn: psycopg.Connection[Any], wait: float) -> None:
@@ -154,22 +187,6 @@ def _lock(conn: psycopg.Connection[Any], wait: float) -> None:
 def _try_lock(conn: psycopg.Connection[Any]) -> bool:
     row = conn.execute("SELECT pg_try_advisory_lock(%s) AS locked", (MIGRATION_LOCK,)).fetchone()
     return bool(row and row["locked"])
-
-
-def _apply(conn: psycopg.Connection[Any]) -> int:
-    conn.execute("CREATE TABLE IF NOT EXISTS deepresearch_schema (version INTEGER NOT NULL)")
-    row = conn.execute("SELECT MAX(version) AS v FROM deepresearch_schema").fetchone()
-    version = int(row["v"] or 0) if row else 0
-    if version > len(MIGRATIONS):
-        raise DeepResearchError(
-            f"the jobs database is at schema version {version}, newer than this deepresearch supports "
-            f"({len(MIGRATIONS)}); upgrade deepresearch or point DATABASE_URL elsewhere"
-        )
-    for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
-        with conn.transaction():
-            conn.execute(script, prepare=False)
-            conn.execute("INSERT INTO deepresearch_schema (version) VALUES (%s)", (number,))
-    return len(MIGRATIONS)
 
 
 def postgres_checkpointer(pool: ConnectionPool | psycopg.Connection[Any]) -> Any:
