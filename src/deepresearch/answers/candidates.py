@@ -12,16 +12,14 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from deepresearch.lexicon import CALENDAR_WORDS, CAPITALISED_WORD, MONTH, NAME, NAME_LEADING, NAME_TRAILING
+
 if TYPE_CHECKING:
     from deepresearch.answers.question import AnswerKind
 
-_MONTH = (
-    r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
-    r"|Jan\.|Feb\.|Aug\.|Sept?\.|Oct\.|Nov\.|Dec\.)"
-)
 _YEAR = r"(?:1[0-9]{3}|20[0-9]{2})"
 DATE = re.compile(
-    rf"\b(?:\d{{1,2}}\s+{_MONTH}\s+{_YEAR}|{_MONTH}\s+\d{{1,2}},?\s+{_YEAR}|{_MONTH}\s+{_YEAR}"
+    rf"\b(?:\d{{1,2}}\s+{MONTH}\s+{_YEAR}|{MONTH}\s+\d{{1,2}},?\s+{_YEAR}|{MONTH}\s+{_YEAR}"
     rf"|{_YEAR}s?|\d{{1,2}}(?:st|nd|rd|th)[ -]century)\b"
 )
 _SCALE = r"(?:\s+(?:million|billion|trillion|thousand|hundred))?"
@@ -38,182 +36,11 @@ NUMBER = re.compile(
     rf"|\b{_NUMBER_WORD}(?:-time)?{_UNIT}\b|\b(?:once|twice|thrice)\b|(?<![\w.])\d+(?:st|nd|rd|th)\b",
     re.IGNORECASE,
 )
-CONNECTORS = frozenset(
-    ["of", "the", "de", "da", "di", "del", "della", "des", "du", "von", "van", "der", "den", "la", "le", "y"]
-)
-_CONNECT = rf"(?:{'|'.join(sorted(CONNECTORS))})"
-_CAP = r"(?:[A-Z][\w'’.\-]*|[A-Z]\.)"
-NAME = re.compile(rf"{_CAP}(?:\s+(?:{_CONNECT}\s+)*(?:{_CAP}|\d+\b(?![,.]\d)))*")
 _SHARED_SURNAME = re.compile(r"\b[A-Z][a-z]+ and [A-Z][a-z]+ [A-Z][\w'’-]+\b(?! [A-Z])")
+_WORDS = rf"{CAPITALISED_WORD}(?:\s+{CAPITALISED_WORD})*"
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
-_PLACE_TAIL = re.compile(rf"({_CAP}(?:\s+{_CAP})*),\s+({_CAP}(?:\s+{_CAP})*)")
-_LEADING = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "in",
-        "on",
-        "at",
-        "of",
-        "for",
-        "from",
-        "to",
-        "by",
-        "with",
-        "as",
-        "and",
-        "but",
-        "or",
-        "he",
-        "she",
-        "it",
-        "its",
-        "his",
-        "her",
-        "their",
-        "they",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "after",
-        "before",
-        "during",
-        "when",
-        "while",
-        "although",
-        "since",
-        "however",
-        "also",
-        "then",
-        "later",
-        "in",
-        "born",
-        "died",
-        "was",
-        "is",
-        "are",
-        "were",
-        "after",
-        "following",
-    ]
-)
-_TRAILING = frozenset(
-    [
-        "of",
-        "the",
-        "de",
-        "da",
-        "di",
-        "del",
-        "della",
-        "des",
-        "du",
-        "von",
-        "van",
-        "der",
-        "den",
-        "la",
-        "le",
-        "y",
-        "and",
-        "on",
-        "upon",
-        "in",
-    ]
-)
-NATIONALITIES = frozenset(
-    [
-        "american",
-        "british",
-        "english",
-        "french",
-        "german",
-        "italian",
-        "spanish",
-        "canadian",
-        "australian",
-        "korean",
-        "japanese",
-        "chinese",
-        "indian",
-        "russian",
-        "irish",
-        "scottish",
-        "welsh",
-        "dutch",
-        "swedish",
-        "norwegian",
-        "danish",
-        "finnish",
-        "polish",
-        "czech",
-        "mexican",
-        "brazilian",
-        "argentine",
-        "greek",
-        "turkish",
-        "african",
-        "european",
-        "asian",
-        "soviet",
-        "roman",
-        "egyptian",
-        "persian",
-        "israeli",
-        "iranian",
-        "pakistani",
-        "filipino",
-        "thai",
-        "vietnamese",
-        "portuguese",
-        "belgian",
-        "swiss",
-        "austrian",
-        "hungarian",
-        "romanian",
-        "ukrainian",
-        "nigerian",
-        "kenyan",
-        "latin",
-        "christian",
-        "catholic",
-        "muslim",
-        "jewish",
-        "republican",
-        "democratic",
-        "democrat",
-        "hindi",
-        "telugu",
-        "tamil",
-    ]
-)
-_NOT_NAMES = frozenset(
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "i",
-    ]
-)
+_PLACE_TAIL = re.compile(rf"({_WORDS}),\s+({_WORDS})")
+_NOT_NAMES = CALENDAR_WORDS | {"i"}
 
 
 def candidates(sentence: str, kind: AnswerKind) -> list[str]:
@@ -241,9 +68,9 @@ def names(sentence: str) -> Iterator[str]:
     """Runs of capitalised words, trimmed of leading function words and trailing connectors."""
     for match in NAME.finditer(sentence):
         words = match.group(0).split()
-        while words and words[0].lower().strip(".") in _LEADING:
+        while words and words[0].lower().strip(".") in NAME_LEADING:
             words = words[1:]
-        while words and words[-1] in _TRAILING:
+        while words and words[-1] in NAME_TRAILING:
             words = words[:-1]
         name = re.sub(r"['’]s$", "", " ".join(words).rstrip(".,;:'’"))
         first = name.split()[0].lower() if name else ""

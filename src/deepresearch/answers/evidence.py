@@ -16,8 +16,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deepresearch.answers.candidates import NATIONALITIES, names
+from deepresearch.answers.candidates import names
 from deepresearch.citations import Source
+from deepresearch.lexicon import NATIONALITIES
 from deepresearch.text import key_stems, sentences
 
 MAX_SENTENCES_PER_SOURCE = 40

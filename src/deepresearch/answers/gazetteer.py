@@ -7,6 +7,8 @@ and they are consulted only for the noun a question asks about.
 
 from __future__ import annotations
 
+from deepresearch.lexicon import LANGUAGES
+
 
 def _names(text: str) -> frozenset[str]:
     return frozenset(" ".join(name.split()) for name in text.lower().split(",") if name.strip())
@@ -43,12 +45,6 @@ US_STATES = _names(
     New Hampshire, New Jersey, New Mexico, New York, North Carolina, North Dakota, Ohio, Oklahoma,
     Oregon, Pennsylvania, Rhode Island, South Carolina, South Dakota, Tennessee, Texas, Utah, Vermont,
     Virginia, Washington, West Virginia, Wisconsin, Wyoming"""
-)
-LANGUAGES = _names(
-    """Arabic, Bengali, Chinese, Czech, Danish, Dutch, English, Finnish, French, German, Greek,
-    Hebrew, Hindi, Hungarian, Italian, Japanese, Korean, Latin, Mandarin, Cantonese, Norwegian,
-    Persian, Polish, Portuguese, Russian, Sanskrit, Spanish, Swahili, Swedish, Tamil, Telugu, Thai,
-    Turkish, Urdu, Vietnamese, Welsh, Irish, Gaelic, Yiddish"""
 )
 CLOSED_CLASSES = {"country": COUNTRIES, "nation": COUNTRIES, "state": US_STATES, "language": LANGUAGES}
 

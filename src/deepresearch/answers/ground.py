@@ -17,12 +17,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from deepresearch.answers.candidates import CONNECTORS, DATE, NATIONALITIES, NUMBER, candidates
+from deepresearch.answers.candidates import DATE, NUMBER, candidates
 from deepresearch.answers.evidence import Ranked, Sentence, rank_sentences, sentence_pool
 from deepresearch.answers.gazetteer import in_class
 from deepresearch.answers.learned import AnswerWeights, Linear, shipped_weights
 from deepresearch.answers.question import AnswerKind, QuestionFrame, frame_question
 from deepresearch.citations import Source
+from deepresearch.lexicon import CONNECTORS, INNER_NAME_WORD, NATIONALITIES
 from deepresearch.report_text import HEADINGS
 from deepresearch.text import key_stems, language_of
 
@@ -52,7 +53,6 @@ _UNKNOWN = re.compile(
     r"no (?:source|information|evidence))\b",
     re.IGNORECASE,
 )
-_NAME_WORD = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+")
 _ORG = re.compile(
     r"\b(?:University|College|School|Company|Corporation|Inc|Ltd|Records|Club|FC|Party|Church|River|"
     r"County|City|Street|Hall|Park|Museum|Award|Awards|War|League|Festival|Army|Council|Film|Show|"
@@ -651,7 +651,7 @@ def supporting_sentence(answer: str, sources: Sequence[Source]) -> Sentence | No
     """The source sentence that states ``answer``: it holds every number and name of the answer
     and at least half of its other content words (its passage's title counts); None if none."""
     words = set(key_stems(answer))
-    strict = {n for n in NUMBER.findall(answer)} | {n for n in _NAME_WORD.findall(answer)}
+    strict = {n for n in NUMBER.findall(answer)} | {n for n in INNER_NAME_WORD.findall(answer)}
     best: tuple[float, Sentence | None] = (0.0, None)
     for sentence in sentence_pool(sources):
         if not all(s in sentence.text for s in strict):

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from deepresearch.answers.candidates import names
+from deepresearch.lexicon import INNER_NAME_OR_NUMBER, NOT_A_TYPE_NOUN, PHRASE_END
 from deepresearch.text import key_stems, key_terms
 
 AnswerKind = Literal["yesno", "choice", "date", "number", "place", "person", "entity"]
@@ -129,84 +130,8 @@ _KINDS: tuple[tuple[re.Pattern[str], AnswerKind], ...] = (
     (_PLACE, "place"),
     (_PERSON, "person"),
 )
-_NAME_WORD = re.compile(r"(?<=\s)[A-Z][\w'’.-]*|(?<=\s)\d[\d,.]*|(?<=\s\W)[A-Z][\w'’.-]*")
 _BOTH_NOUN = re.compile(r"\bboth\s+\w+,\s+(?:the\s+)?(.+?)\s+and\s+(?:the\s+)?(.+?),", re.IGNORECASE)
 _ADVERB_ENDINGS = ("ally", "ately", "ously", "ively", "ently", "antly", "fully", "edly", "ingly")
-_NOT_TYPE = frozenset(
-    [
-        "also",
-        "still",
-        "now",
-        "then",
-        "currently",
-        "originally",
-        "first",
-        "is",
-        "was",
-        "are",
-        "were",
-        "does",
-        "did",
-        "do",
-        "the",
-        "a",
-        "an",
-        "kind",
-        "type",
-        "has",
-        "had",
-        "have",
-        "will",
-        "would",
-        "can",
-        "could",
-    ]
-)
-_PHRASE_END = _NOT_TYPE | frozenset(
-    [
-        "should",
-        "of",
-        "in",
-        "on",
-        "at",
-        "for",
-        "to",
-        "by",
-        "from",
-        "with",
-        "that",
-        "who",
-        "whom",
-        "whose",
-        "which",
-        "where",
-        "when",
-        "as",
-        "through",
-        "into",
-        "about",
-        "over",
-        "under",
-        "after",
-        "before",
-        "during",
-        "between",
-        "against",
-        "near",
-        "than",
-        "his",
-        "her",
-        "its",
-        "their",
-        "he",
-        "she",
-        "it",
-        "they",
-        "this",
-        "these",
-        "those",
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -276,7 +201,7 @@ def focus_words(text: str) -> list[str]:
 def question_names(text: str) -> frozenset[str]:
     """Stems of the question's capitalised words (its first word aside) and numbers: what the
     question is about, which any answer's evidence must hold."""
-    words = _NAME_WORD.findall(text)
+    words = INNER_NAME_OR_NUMBER.findall(text)
     return frozenset(s for w in words for s in key_stems(w))
 
 
@@ -318,7 +243,7 @@ def _type_noun(text: str) -> str | None:
         rest = _NAME_OF.sub("", text[match.end() :], count=1)
         rest = _COPULA_THE.sub("", rest, count=1)  # "What was the trade of …" asks for a trade
         words = _phrase(rest)
-        if words and words[-1] not in _NOT_TYPE:
+        if words and words[-1] not in NOT_A_TYPE_NOUN:
             return words[-1]
     return None
 
@@ -336,11 +261,11 @@ def _phrase(rest: str) -> list[str]:
             words.append(token.lower())
     while len(words) > 1 and _verb_like(words[-1], breaker):
         words.pop()
-    return words if words and words[0] not in _NOT_TYPE and not _verb_like(words[-1], "") else []
+    return words if words and words[0] not in NOT_A_TYPE_NOUN and not _verb_like(words[-1], "") else []
 
 
 def _ends_phrase(word: str) -> bool:
-    return word in _PHRASE_END or word.endswith(_ADVERB_ENDINGS)
+    return word in PHRASE_END or word.endswith(_ADVERB_ENDINGS)
 
 
 def _verb_like(word: str, breaker: str) -> bool:
@@ -348,7 +273,7 @@ def _verb_like(word: str, breaker: str) -> bool:
     Clara", "flows through")."""
     if word.endswith("ed"):
         return True
-    before_object = bool(breaker) and (breaker[0].isupper() or breaker.lower() in _PHRASE_END)
+    before_object = bool(breaker) and (breaker[0].isupper() or breaker.lower() in PHRASE_END)
     return before_object and word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
 

@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from deepresearch.domain import ResearchRole, TodoItem
+from deepresearch.lexicon import CALENDAR_WORDS, DANGLING, NAMES_JOINED_BY_AND
 from deepresearch.llm.base import ChatModel
 from deepresearch.llm.structured import Structured, ask_structured, parse_as
 from deepresearch.model_outputs import OpeningOut, PlannedTask, PlanOut, RoleChoice
@@ -23,22 +24,18 @@ MAX_TASKS, MIN_TASKS = 5, 3
 DUPLICATE_JACCARD = 0.8
 ANCHOR_TITLE = "The question as asked"
 """The title of the task that searches the question's own key terms; its intent is boilerplate."""
-_DANGLING = frozenset(
-    "a an the and or nor but of to from with by as than that into about between whose via".split()  # noqa: SIM905
-)
 _NAME_STARTS = frozenset(
     "new san santa saint st los las el le la de del da di van von der den du mount mt lake fort".split()  # noqa: SIM905
 )
 _PLACEHOLDER = re.compile(r"[\[\]{}<>]|\.\.\.|…")
 """A prompt's blank copied as is: ``[specific technology]``, ``{topic}``, ``<entity>``, ``...``."""
-_COMMON_CAPITALISED = frozenset(
-    """january february march april may june july august september october november december monday
-    tuesday wednesday thursday friday saturday sunday american german french dutch greek swiss thai
-    israeli iraqi pakistani african mexican olympic catholic christian muslim jewish""".split()  # noqa: SIM905
+_COMMON_CAPITALISED = CALENDAR_WORDS | frozenset(
+    """american german french dutch greek swiss thai israeli iraqi pakistani african mexican olympic
+    catholic christian muslim jewish""".split()  # noqa: SIM905
 )
-_ENTITY = re.compile(
-    r"\"([^\"]{3,80})\"|((?:[A-Z][\w'’.-]*\s+(?:(?:of|the|de|and|von|van|la|le)\s+)*)*[A-Z][\w'’.-]+)"
-)
+"""Lone capitalised words that name nothing to research: months, weekdays and a few adjectives
+(fewer than :data:`~deepresearch.lexicon.NATIONALITIES`: more would drop names a plan researches)."""
+_ENTITY = re.compile(rf"\"([^\"]{{3,80}})\"|({NAMES_JOINED_BY_AND})")
 
 
 PLANNING = "Choosing a role and planning research tasks"
@@ -244,7 +241,7 @@ def is_fragment(text: str, *, min_terms: int = 2) -> bool:
     if text.rstrip().endswith("?"):
         return False
     last = text.split()[-1].strip(".,;:!\"'()")
-    return last.lower() in _DANGLING or (last[:1].isupper() and last.lower().rstrip(".") in _NAME_STARTS)
+    return last.lower() in DANGLING or (last[:1].isupper() and last.lower().rstrip(".") in _NAME_STARTS)
 
 
 def near_duplicate(a: set[str], b: set[str]) -> bool:
@@ -366,7 +363,7 @@ def _title_of(query: str, limit: int = 60) -> str:
     if len(query) <= limit:
         return query
     words_ = query[:limit].rsplit(" ", 1)[0].split()
-    while len(words_) > 1 and (words_[-1].lower().strip(",;:") in STOPWORDS | _DANGLING):
+    while len(words_) > 1 and (words_[-1].lower().strip(",;:") in STOPWORDS | DANGLING):
         words_.pop()
     return " ".join(words_).rstrip(",;:") + "…"
 

@@ -1,0 +1,100 @@
+"""The one lexicon: the words and name shapes that answers, planning and reports read text by.
+
+Month and weekday names, languages and nationalities, the connectors inside names ("University of
+Bath", "Leonardo da Vinci"), the capitalised-name patterns, and the parts of
+:data:`deepresearch.text.STOPWORDS` (with the few words each adds) that one job needs: the words
+cut from the front of a name, the words that cannot be a question's type noun or that end its noun
+phrase, the words that leave a title dangling. Each is defined here once and imported by its users.
+
+The lists are policy measured by their callers' tests: where two callers want different words or
+shapes, both stand here under names that say how they differ.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+MONTHS = (
+    "January February March April May June July August September October November December".split()  # noqa: SIM905
+)
+WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()  # noqa: SIM905
+CALENDAR_WORDS = frozenset(w.lower() for w in (*MONTHS, *WEEKDAYS))
+"""Months and weekdays, lower-cased: capitalised words that name no one."""
+MONTH = rf"(?:{'|'.join(MONTHS)}|Jan\.|Feb\.|Aug\.|Sept?\.|Oct\.|Nov\.|Dec\.)"
+"""A month's name, written out or abbreviated with a full stop (a regular-expression fragment)."""
+
+LANGUAGES = _words(
+    """arabic bengali chinese czech danish dutch english finnish french german greek hebrew hindi
+    hungarian italian japanese korean latin mandarin cantonese norwegian persian polish portuguese
+    russian sanskrit spanish swahili swedish tamil telugu thai turkish urdu vietnamese welsh irish
+    gaelic yiddish"""
+)
+"""Language names, lower-cased (the closed class of "what language …")."""
+_LANGUAGES_NOT_NATIONALITIES = _words(
+    "arabic bengali cantonese gaelic hebrew mandarin sanskrit swahili urdu yiddish"
+)
+NATIONALITIES = (LANGUAGES - _LANGUAGES_NOT_NATIONALITIES) | _words(
+    """african american argentine asian australian austrian belgian brazilian british canadian
+    catholic christian democrat democratic egyptian european filipino indian iranian israeli jewish
+    kenyan mexican muslim nigerian pakistani republican roman romanian scottish soviet swiss
+    ukrainian"""
+)
+"""Capitalised adjectives of belonging (nation, people, faith, party), lower-cased: "a French
+actor" names an actor, not a Frenchman, so these are no answer to "who" and end no person's name."""
+
+CONNECTORS = _words("of the de da di del della des du von van der den la le y")
+"""Lower-case words inside a name: "Bank of England", "Vincent van Gogh", "José de San Martín"."""
+_CONNECTOR = rf"(?:{'|'.join(sorted(CONNECTORS))})"
+
+CAPITALISED_WORD = r"[A-Z][\w'’.-]*"
+"""A word that opens with a capital, inner apostrophes, full stops and hyphens kept ("O'Hara",
+"U.S.", "Jean-Paul"); one letter is enough (an initial)."""
+NAME = re.compile(rf"{CAPITALISED_WORD}(?:\s+(?:{_CONNECTOR}\s+)*(?:{CAPITALISED_WORD}|\d+\b(?![,.]\d)))*")
+"""A run of capitalised words joined by :data:`CONNECTORS`, with numbers that follow a name
+("Apollo 11", not the "3" of "3.5"): the candidate names of a sentence, before trimming."""
+NAMES_JOINED_BY_AND = rf"(?:{CAPITALISED_WORD}\s+(?:(?:of|the|de|and|von|van|la|le)\s+)*)*[A-Z][\w'’.-]+"
+"""The names a question asks about, as one run that "and" may join ("Ada and Ben Lowe"; the
+planner splits it) and fewer connectors than :data:`NAME` join; no numbers, and the last word has
+two characters at least (a regular-expression fragment)."""
+INNER_NAME_OR_NUMBER = re.compile(rf"(?<=\s){CAPITALISED_WORD}|(?<=\s)\d[\d,.]*|(?<=\s\W){CAPITALISED_WORD}")
+"""Capitalised words and numbers after white space (or white space and a mark such as a quote),
+so never the text's first word: what a question is about."""
+INNER_NAME_WORD = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+")
+"""Capitalised words of two letters or more that open no sentence, cut at a full stop ("U.S."
+gives none): the names an answer must share with the sentence that states it."""
+
+NAME_LEADING = _words(
+    """a an the in on at of for from to by with as and but or he she it its his her their they this
+    that these those there after before during when while also then was is are were"""
+) | _words("although since however later born died following")
+"""Words cut from the front of a capitalised run ("In Paris", "After Dana"): stopwords, and the
+words that open a sentence before a name."""
+NAME_TRAILING = CONNECTORS | _words("and on upon in")
+"""Words cut from the end of a capitalised run: a connector or a preposition that joined nothing."""
+
+NOT_A_TYPE_NOUN = _words(
+    "also now then is was are were does did do the a an has had have will would can could"
+) | _words("still currently originally first kind type")
+"""Words the last word of a "what …" noun phrase cannot be ("what kind", "what is"): stopwords,
+adverbs of time, and "kind"/"type" (which ask for the noun after them)."""
+PHRASE_END = (
+    NOT_A_TYPE_NOUN
+    | _words(
+        """should of in on at for to by from with that who whom whose which where when as through
+        into about over under after before during between against than his her its their he she it
+        they this these those"""
+    )
+    | _words("near")
+)
+"""Words that end the noun phrase after "what …": :data:`NOT_A_TYPE_NOUN`, prepositions, relative
+and personal pronouns."""
+
+DANGLING = _words(
+    "a an the and or nor but of to from with by as than that into about between whose"
+) | _words("via")
+"""Words a search query or a task title cannot end in: articles, conjunctions, prepositions."""
