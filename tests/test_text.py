@@ -25,6 +25,8 @@ from deepresearch.text import (
     language_of,
     missing_terms,
     rank_by_terms,
+    sentences,
+    split_sentences,
     stem,
     stems,
     tokens,
@@ -206,3 +208,25 @@ def test_stemming_is_safe_across_threads() -> None:
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = list(pool.map(lambda _: stems(text), range(16)))
     assert all(r == expected for r in results)
+
+
+def test_one_splitter_reads_sentences_for_quotes_evidence_and_the_index() -> None:
+    text = "The mural was painted by J. M. Okafor in 1961 [2]. Mr. Lund restored it.\n It stands."
+    assert sentences(text) == [
+        "The mural was painted by J.",
+        "M.",
+        "Okafor in 1961.",
+        "Mr.",
+        "Lund restored it.",
+        "It stands.",
+    ]
+    assert sentences(text, join_abbreviations=True) == [
+        "The mural was painted by J. M. Okafor in 1961.",
+        "Mr. Lund restored it.",
+        "It stands.",
+    ]
+    assert split_sentences("雨が降った。傘を持つ。 Then sun.") == ["雨が降った。", "傘を持つ。", "Then sun."]
+    assert split_sentences("雨が降った。傘を持つ。 Then sun.", at_cjk_stops=False) == [
+        "雨が降った。傘を持つ。",
+        "Then sun.",
+    ]

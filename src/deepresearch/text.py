@@ -59,7 +59,11 @@ _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _RUN = re.compile(rf"[{CJK_CHARS}]+|[^\W_{CJK_CHARS}]+")
 _TOKEN = re.compile(rf"[{CJK_CHARS}]+|[^\W_{CJK_CHARS}]+(?:['’.-][^\W_{CJK_CHARS}]+)*")
 _FOOTNOTE = re.compile(r"\s?\[\d+(?:\s*[,，]\s*\d+)*\]")
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
+_SENTENCE = re.compile(rf"{_SENTENCE_END.pattern}|(?<=[。！？])")
+_ABBREVIATION = re.compile(
+    r"(?:\b[A-Z]|\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Mt|No|vs|Inc|Co|Ltd))\.$"
+)
 
 
 class _Stemmer(Protocol):
@@ -249,12 +253,33 @@ def strip_citations(text: str) -> str:
     return _FOOTNOTE.sub("", text)
 
 
-def sentences(text: str) -> list[str]:
-    """The sentences of ``text``, footnote markers such as ``[3]`` removed: quoted into a report,
-    a page's own footnote would read as a citation of the run's source 3."""
+def split_sentences(text: str, *, at_cjk_stops: bool = True) -> list[str]:
+    """The one sentence splitter: the pieces of ``text`` as written, stripped, none empty. A
+    ``.``, ``!`` or ``?`` (or ``。！？``) followed by white space ends a sentence, and with
+    ``at_cjk_stops`` so does ``。！？`` with nothing after it. The index cuts without that rule, as
+    its stored chunks were cut (see :mod:`deepresearch.index.chunking`)."""
+    pattern = _SENTENCE if at_cjk_stops else _SENTENCE_END
+    return [s for s in (part.strip() for part in pattern.split(text)) if s]
+
+
+def sentences(text: str, *, join_abbreviations: bool = False) -> list[str]:
+    """The sentences of ``text`` (one character is none), footnote markers such as ``[3]``
+    removed: quoted into a report, a page's own footnote would read as a citation of the run's
+    source 3. With ``join_abbreviations`` a split after an initial or an abbreviation ("painted by
+    J. M. Olsen", "Mr. Smith", "U.S. Army") is joined back, as the answer's evidence reads them."""
     flat = _FOOTNOTE.sub("", text.replace("\n", " "))
-    parts = (s.strip() for s in _SENTENCE.split(flat))
-    return [s for s in parts if len(s) > 1]
+    parts = [s for s in split_sentences(flat) if len(s) > 1]
+    return _join_abbreviations(parts) if join_abbreviations else parts
+
+
+def _join_abbreviations(parts: list[str]) -> list[str]:
+    out: list[str] = []
+    for part in parts:
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return out
 
 
 def rank_by_terms(candidates: Sequence[str], terms: Iterable[str]) -> list[tuple[float, int]]:

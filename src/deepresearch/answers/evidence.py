@@ -27,9 +27,6 @@ NAME_WEIGHT = 1.0
 OWN_SHARE = 0.1
 TITLE_BONUS = 0.1
 _TITLE_TAIL = re.compile(r"\s*(?:\(.*?\)|,.*)$")
-_ABBREVIATION = re.compile(
-    r"(?:\b[A-Z]|\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Mt|No|vs|Inc|Co|Ltd))\.$"
-)
 
 
 @dataclass(frozen=True)
@@ -70,25 +67,14 @@ def sentence_pool(sources: Sequence[Source]) -> list[Sentence]:
     seen: set[str] = set()
     for source in sources:
         title_terms = frozenset(key_stems(source.title))
-        for text in whole_sentences(source.content or source.snippet)[:MAX_SENTENCES_PER_SOURCE]:
+        whole = sentences(source.content or source.snippet, join_abbreviations=True)
+        for text in whole[:MAX_SENTENCES_PER_SOURCE]:
             key = " ".join(text.lower().split())
             if key in seen:
                 continue
             seen.add(key)
             pool.append(Sentence(text, source.id, source.title, frozenset(key_stems(text)), title_terms))
     return pool
-
-
-def whole_sentences(text: str) -> list[str]:
-    """:func:`~deepresearch.text.sentences`, with splits after initials and abbreviations
-    ("painted by J. M. Olsen", "Mr. Smith", "U.S. Army") joined back."""
-    out: list[str] = []
-    for part in sentences(text):
-        if out and _ABBREVIATION.search(out[-1]):
-            out[-1] = f"{out[-1]} {part}"
-        else:
-            out.append(part)
-    return out
 
 
 def term_weights(

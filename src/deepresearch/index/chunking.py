@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 
+from deepresearch.text import split_sentences
+
 MAX_CHARS = 1200
 
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 _PARAGRAPH_JOIN = "\n\n"
 _SENTENCE_JOIN = " "
 
@@ -42,8 +43,7 @@ def _paragraphs(text: str, max_chars: int) -> list[str]:
 def _sentences(paragraph: str, max_chars: int) -> list[str]:
     """Sentences of ``paragraph``; one over the cap is cut at word boundaries."""
     units: list[str] = []
-    for sentence in _SENTENCE_END.split(paragraph):
-        sentence = sentence.strip()
+    for sentence in split_sentences(paragraph, at_cjk_stops=False):
         if len(sentence) <= max_chars:
             units.append(sentence)
         else:
