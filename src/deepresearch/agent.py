@@ -17,6 +17,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from deepresearch.citations import Source, renumber_citations, report_numbers
+from deepresearch.domain import TodoItem
 from deepresearch.errors import (
     DeepResearchError,
     InvalidQuestionError,
@@ -346,7 +348,8 @@ def _result(
     conclusion: NoteRef | None,
 ) -> ResearchResult:
     report = state["report"]
-    tasks = state.get("tasks", [])
+    sources: list[Source] = state.get("sources", [])
+    tasks = _numbered_summaries(state.get("tasks", []), report_numbers(report.cited, [s.id for s in sources]))
     notes = [
         NoteRef(id=t.note_id, type="task_state", path=str(_note_path(context, t.note_id)))
         for t in tasks
@@ -366,7 +369,7 @@ def _result(
         answer_source_id=report.answer_source_id,
         role=state.get("role"),
         todo_items=tasks,
-        sources=state.get("sources", []),
+        sources=sources,
         cited_source_ids=report.cited,
         removed_citations=report.removed_citations,
         rounds=state.get("round", 0),
@@ -379,6 +382,12 @@ def _result(
         timings=timings,
         usage=priced(context.meter.as_dict(), context.settings),
     )
+
+
+def _numbered_summaries(tasks: list[TodoItem], numbers: dict[int, int]) -> list[TodoItem]:
+    """``tasks`` with each summary's ``[id]`` written as the number the report gives that source
+    (the run's state, notes and events keep registry ids)."""
+    return [task.model_copy(update={"summary": renumber_citations(task.summary, numbers)}) for task in tasks]
 
 
 def priced(usage: dict[str, Any], settings: Settings) -> dict[str, Any]:

@@ -110,6 +110,28 @@ def number_citations(text: str) -> tuple[str, list[int]]:
     return _CITATION.sub(renumber, text), order
 
 
+def report_numbers(cited: Sequence[int], ids: Iterable[int]) -> dict[int, int]:
+    """The number users see for each source id: the report's ``[k]`` for the sources it cites
+    (``cited`` in report order), then ``N+1, N+2, …`` for the others in registry order. The web
+    page numbers its Sources panel the same way."""
+    numbers: dict[int, int] = {}
+    for sid in [*cited, *sorted(ids)]:
+        numbers.setdefault(sid, len(numbers) + 1)
+    return numbers
+
+
+def renumber_citations(text: str, numbers: dict[int, int]) -> str:
+    """``text`` with each ``[id]`` written as its number in ``numbers``; an id it lacks is dropped
+    (with its brackets when none is left), so no marker can name another source."""
+
+    def renumber(match: re.Match[str]) -> str:
+        parts = [numbers.get(int(p)) for p in re.split(r"\s*[,，]\s*", match.group(1))]
+        kept = dict.fromkeys(str(n) for n in parts if n is not None)
+        return "[" + ", ".join(kept) + "]" if kept else ""
+
+    return _CITATION.sub(renumber, text)
+
+
 def render_references(sources: Sequence[Source], *, fallback_label: str = "fallback") -> str:
     """Markdown list of ``sources`` numbered 1..N in the given order, fallback sources marked."""
     lines = []
