@@ -53,6 +53,11 @@ _UNKNOWN = re.compile(
     r"no (?:source|information|evidence))\b",
     re.IGNORECASE,
 )
+_OPENS_WITH_WH = re.compile(
+    r"^(?:(?:in|on|at|from|for|by|to|of|with|during|after|before)\s+)?"
+    r"(?:who|whom|whose|what|when|where|which|why|how)\b",
+    re.IGNORECASE,
+)
 _ORG = re.compile(
     r"\b(?:University|College|School|Company|Corporation|Inc|Ltd|Records|Club|FC|Party|Church|River|"
     r"County|City|Street|Hall|Park|Museum|Award|Awards|War|League|Festival|Army|Council|Film|Show|"
@@ -116,7 +121,7 @@ def ground_answer(
     package's own by default, None for the hand-set scoring they replaced."""
     fitted = shipped_weights() if weights == "shipped" else weights
     frame = frame_question(question)
-    ranked = rank_sentences(frame.terms, sentence_pool(sources), frame.names, frame.text)
+    ranked = rank_sentences(frame.evidence_terms, sentence_pool(sources), frame.names, frame.text)
     if frame.kind in ("yesno", "choice") and frame.options and ranked:
         return _decide(frame, ranked)
     if frame.kind == "yesno" or not ranked:
@@ -216,9 +221,7 @@ def abstention_text(question: str) -> str:
     """ "The sources read do not say …", in the question's language."""
     asked = question.strip().rstrip("?？. ")
     language = language_of(question)
-    if language == "en" and re.match(
-        r"^(?:who|whom|whose|what|when|where|which|why|how)\b", asked, re.IGNORECASE
-    ):
+    if language == "en" and _OPENS_WITH_WH.match(asked):
         return f"The sources read do not say {asked[0].lower()}{asked[1:]}."
     mark = "？" if language == "zh" else "?"
     return HEADINGS.get(language, HEADINGS["en"])["abstained"].format(question=f"{asked}{mark}")

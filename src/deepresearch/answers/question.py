@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from deepresearch.answers.candidates import names
+from deepresearch.answers.rewrite import canonical_question
 from deepresearch.lexicon import INNER_NAME_OR_NUMBER, NOT_A_TYPE_NOUN, PHRASE_END
 from deepresearch.text import key_stems, key_terms
 
@@ -147,14 +148,22 @@ class QuestionFrame:
     names: frozenset[str] = frozenset()
     focus: frozenset[str] = frozenset()
     also: AnswerKind | None = None
+    describes: frozenset[str] = frozenset()
+
+    @property
+    def evidence_terms(self) -> tuple[str, ...]:
+        """The terms evidence should hold: not the words that only describe the answer wanted
+        ("US" in "which US state")."""
+        return tuple(t for t in self.terms if t not in self.describes)
 
 
 def frame_question(question: str) -> QuestionFrame:
-    text = " ".join(question.split())
+    text = canonical_question(" ".join(question.split()))
     terms = tuple(key_stems(text))
     noun = _type_noun(text)
     choice = _options(text)
-    names = question_names(text)
+    describes = _type_modifiers(text, noun)
+    names = question_names(text) - describes
     focus = _focus(text) - names
     if _YESNO.match(text) and not _WH.search(text):
         both = _BOTH.search(text) or _BOTH_NOUN.search(text)
@@ -163,7 +172,8 @@ def frame_question(question: str) -> QuestionFrame:
     if choice:
         return QuestionFrame(text, "choice", choice, noun, terms, names, focus)
     kind, also = _kind(text, noun), _second_ask(text)
-    return QuestionFrame(text, kind, (), noun, terms, names, focus, also if also != kind else None)
+    second = also if also != kind else None
+    return QuestionFrame(text, kind, (), noun, terms, names, focus, second, describes)
 
 
 def _second_ask(text: str) -> AnswerKind | None:
@@ -174,6 +184,16 @@ def _second_ask(text: str) -> AnswerKind | None:
         return None
     tail = second.group(1)
     return next((kind for pattern, kind in _KINDS if pattern.search(tail)), None)
+
+
+def _type_modifiers(text: str, noun: str | None) -> frozenset[str]:
+    """Stems of the capitalised words that qualify the noun asked about ("which US state",
+    "what Scottish actress"): they say what kind of answer is wanted, not what the question is
+    about, so evidence need not hold them."""
+    if noun is None:
+        return frozenset()
+    match = re.search(rf"\b(?:which|what)\s+((?:[A-Z][\w.'’-]*\s+)+)(?:[a-z]+\s+)*?{re.escape(noun)}\b", text)
+    return frozenset(key_stems(match.group(1))) if match else frozenset()
 
 
 def _named(text: str) -> tuple[str, ...]:
@@ -222,7 +242,103 @@ def _noun_kind(noun: str) -> AnswerKind:
         return "date"
     if noun in PLACE_NOUNS:
         return "place"
-    return "person" if noun in PERSON_NOUNS else "entity"
+    return "person" if noun in PERSON_NOUNS or is_person_noun(noun) else "entity"
+
+
+_KIN = frozenset(
+    [  # fmt: skip
+        "brother",
+        "sister",
+        "son",
+        "daughter",
+        "wife",
+        "husband",
+        "mother",
+        "father",
+        "parent",
+        "child",
+        "sibling",
+        "spouse",
+        "partner",
+        "cousin",
+        "uncle",
+        "aunt",
+        "nephew",
+        "niece",
+        "grandson",
+        "granddaughter",
+        "grandfather",
+        "grandmother",
+        "widow",
+        "widower",
+        "twin",
+        "heir",
+        "founder",
+    ]
+)
+_AGENT_ENDINGS = ("er", "or", "ist", "ess", "ian")
+_NOT_AGENTS = frozenset(
+    [  # fmt: skip
+        "number",
+        "letter",
+        "chapter",
+        "center",
+        "centre",
+        "order",
+        "water",
+        "paper",
+        "power",
+        "tower",
+        "cover",
+        "corner",
+        "border",
+        "counter",
+        "computer",
+        "register",
+        "quarter",
+        "theater",
+        "theatre",
+        "river",
+        "winter",
+        "summer",
+        "matter",
+        "meter",
+        "metre",
+        "error",
+        "factor",
+        "sector",
+        "color",
+        "colour",
+        "honor",
+        "honour",
+        "labor",
+        "labour",
+        "motor",
+        "rotor",
+        "mirror",
+        "trailer",
+        "poster",
+        "container",
+        "answer",
+        "manner",
+        "banner",
+        "trigger",
+        "chamber",
+        "business",
+        "address",
+        "fortress",
+    ]
+)
+
+
+def is_person_noun(noun: str) -> bool:
+    """A noun that names people: kin ("brothers", "wife") and agent nouns ("performer",
+    "sculptor", "cellist", "comedian"), so "which performer …" asks for a person like "who …"."""
+    word = noun.lower()
+    singular = word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+    if singular in _KIN or word in _KIN:
+        return True
+    return singular.endswith(_AGENT_ENDINGS) and singular not in _NOT_AGENTS and len(singular) > 4
 
 
 def asking_clause(text: str) -> str:

@@ -1,0 +1,98 @@
+"""A reworded question gets the same answer: each form of a question is read as its plain form.
+Questions and passages are invented."""
+
+from __future__ import annotations
+
+import pytest
+
+from deepresearch.answers.ground import ground_answer
+from deepresearch.answers.question import frame_question, is_person_noun
+from deepresearch.answers.rewrite import canonical_question
+from deepresearch.citations import Source
+
+PAINTERS = [
+    Source(id=1, url="doc://1", title="Ines Moreno", content="Ines Moreno (born 1950) is a Chilean painter."),
+    Source(
+        id=2, url="doc://2", title="Tomas Ruiz", content="Tomas Ruiz (1931–2001) was an Argentine painter."
+    ),
+]
+DINER = [
+    Source(
+        id=3,
+        url="doc://3",
+        title="Copper Kettle",
+        content="Copper Kettle is a chain of diners. It was founded in 1958 by brothers Dan and Frank "
+        "Hollis in Wichita, Kansas.",
+    )
+]
+MILL = [
+    Source(
+        id=4,
+        url="doc://4",
+        title="Harrow Mill",
+        content="Harrow Mill is a watermill on the Lune. In 1895, the year the lake froze over, the mill "
+        "was owned by Edwin Marsh.",
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("reworded", "plain"),
+    [
+        (
+            "Is it true that Ines Moreno and Tomas Ruiz are both painters?",
+            "Are Ines Moreno and Tomas Ruiz both painters?",
+        ),
+        ("Are both Ines Moreno and Tomas Ruiz painters?", "Are Ines Moreno and Tomas Ruiz both painters?"),
+        (
+            "When the lake froze over, who owned Harrow Mill?",
+            "Who owned Harrow Mill when the lake froze over?",
+        ),
+        ("Who owned Harrow Mill?", "Who owned Harrow Mill?"),
+        (
+            "Do Ines Moreno and Tomas Ruiz both work as painters?",
+            "Are Ines Moreno and Tomas Ruiz both painters?",
+        ),
+        ("Of the Lune and the Wyre, which river is longer?", "Which river is longer, the Lune or the Wyre?"),
+    ],
+)
+def test_a_reworded_question_is_read_in_its_plain_form(reworded: str, plain: str) -> None:
+    assert canonical_question(reworded) == plain
+
+
+def test_yes_no_rewordings_get_the_same_answer() -> None:
+    answers = {
+        ground_answer(q, PAINTERS).text
+        for q in (
+            "Are Ines Moreno and Tomas Ruiz both painters?",
+            "Is it true that Ines Moreno and Tomas Ruiz are both painters?",
+            "Are both Ines Moreno and Tomas Ruiz painters?",
+            "Do Ines Moreno and Tomas Ruiz both work as painters?",
+        )
+    }
+    assert answers == {"yes"}
+
+
+def test_a_leading_clause_does_not_decide_what_is_asked() -> None:
+    got = ground_answer("When the lake froze over, who owned Harrow Mill?", MILL)
+    assert (got.kind, got.text) == ("person", "Edwin Marsh")
+
+
+def test_a_noun_naming_people_asks_for_a_person() -> None:
+    assert frame_question("Which brothers founded Copper Kettle?").kind == "person"
+    assert ground_answer("Which brothers founded Copper Kettle?", DINER).text == "Dan and Frank Hollis"
+    assert [is_person_noun(n) for n in ("performer", "sculptors", "wife", "tower", "river", "number")] == [
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
+
+
+def test_a_word_that_only_qualifies_the_noun_asked_about_need_not_be_in_the_evidence() -> None:
+    """ "US" in "which US state" says what kind of answer is wanted; the sentence that answers
+    names the state, not "US"."""
+    got = ground_answer("In which US state was Copper Kettle founded?", DINER)
+    assert (got.status, got.text, got.source_id) == ("grounded", "Kansas", 3)
