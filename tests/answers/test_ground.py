@@ -454,3 +454,23 @@ def test_a_date_question_answers_when_the_thing_was_made_not_first_mentioned() -
     )
     answer = ground_answer(TWO_HOP, [bridge, weaver])
     assert answer.text == "1386" and answer.sentence.startswith("The oldest part of the Old Bridge")
+
+
+def test_who_did_it_is_the_agent_of_the_passive_sentence() -> None:
+    """ "Who designed/formed …?" is answered by the "by …" agent of that verb, not by another
+    name of the sentence (a style, a district)."""
+    hall = Source(
+        id=1,
+        url="doc://1",
+        title="Harrow Hall",
+        content="Harrow Hall is a six-story Gothic Revival building designed by Ada Lund located in Leeds.",
+    )
+    band = Source(
+        id=2,
+        url="doc://2",
+        title="The Larks",
+        content="The Larks are an English folk band formed in Hull, East Yorkshire, in 1971 by singer and "
+        "fiddler Tom Crane.",
+    )
+    assert ground_answer("Who designed Harrow Hall?", [hall, band]).text == "Ada Lund"
+    assert ground_answer("Who formed the folk band The Larks?", [hall, band]).text == "Tom Crane"

@@ -45,6 +45,7 @@ UNIT_BOOST = 1.5
 LIST_BOOST = 1.5
 NAME_CUE_BOOST = 2.0
 LIFE_DATE_BOOST = 1.5
+AGENT_BOOST = 2.0
 SUPPORT_THRESHOLD = 0.5
 NAMES_THRESHOLD = 0.67
 _EARLY = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before)\b", re.IGNORECASE)
@@ -442,7 +443,20 @@ def shape_flags(cand: str, frame: QuestionFrame, sentence: Sentence) -> dict[str
         "acronym": short_caps and not asks_acronym,
         "acronym_asked": short_caps and asks_acronym,
         "place_cue": frame.kind == "place" and re.search(cue, sentence.text) is not None,
+        "agent": frame.kind == "person" and _agent_of_asked_verb(cand, frame, sentence.text),
     }
+
+
+def _agent_of_asked_verb(cand: str, frame: QuestionFrame, sentence: str) -> bool:
+    """The candidate is the agent of the question's verb in a passive sentence: "Who designed
+    the hall?" answered by "… a brick hall designed by Ada Lund" or "… formed in 1975 by
+    bassist Ada Lund" (a "by" a few words after a word of the question)."""
+    agent = re.search(rf"\bby\s+(?:[a-z][\w-]*\s+){{0,4}}{re.escape(cand)}", sentence)
+    if agent is None:
+        return False
+    before = sentence[: agent.start()].split()[-10:]
+    verbs = set(frame.terms) - frame.names
+    return any(set(key_stems(w)) & verbs for w in before)
 
 
 SHAPE_FACTORS = {
@@ -461,6 +475,7 @@ SHAPE_FACTORS = {
     "acronym": ACRONYM_PENALTY,
     "acronym_asked": 1 / ACRONYM_PENALTY,
     "place_cue": PLACE_CUE_BOOST,
+    "agent": AGENT_BOOST,
 }
 
 
