@@ -165,3 +165,11 @@ def test_a_pages_own_footnote_markers_never_become_citations() -> None:
     )
     result = render_report(inp)
     assert "[7]" not in result.markdown and result.removed_citations == 0
+
+
+def test_a_quoted_pronoun_sentence_names_its_subject() -> None:
+    from deepresearch.extractive import with_subject
+
+    said = with_subject("She was the second wife of Ned Orr.", "Mae Orr")
+    assert said == "Mae Orr: She was the second wife of Ned Orr."
+    assert with_subject("Mae Orr was a pianist.", "Mae Orr") == "Mae Orr was a pianist."

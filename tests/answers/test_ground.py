@@ -474,3 +474,16 @@ def test_who_did_it_is_the_agent_of_the_passive_sentence() -> None:
     )
     assert ground_answer("Who designed Harrow Hall?", [hall, band]).text == "Ada Lund"
     assert ground_answer("Who formed the folk band The Larks?", [hall, band]).text == "Tom Crane"
+
+
+def test_a_sentence_opening_with_she_answers_with_its_passage_subject() -> None:
+    """"She was the second wife of Ned Hale" in the passage about Mae Orr: "she" is Mae Orr."""
+    wife = Source(
+        id=1,
+        url="doc://1",
+        title="Mae Orr",
+        content="Mae Orr (1898–1971) was an American jazz pianist. She was the second wife of Ned Hale, "
+        "with whom she recorded in the 1920s.",
+    )
+    got = ground_answer("Who was the second wife of Ned Hale?", [wife])
+    assert (got.text, got.status, got.source_id) == ("Mae Orr", "grounded", 1)

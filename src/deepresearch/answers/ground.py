@@ -247,7 +247,7 @@ def occurrences(frame: QuestionFrame, ranked: Sequence[Ranked]) -> list[Occurren
     bridges = [frozenset(key_stems(r.bridge)) for r in ranked[:3] if r.bridge]
     found: list[Occurrence] = []
     for rank, evidence in enumerate(ranked):
-        for cand in dict.fromkeys(_spans(evidence.sentence.text, frame, question)):
+        for cand in dict.fromkeys(_spans(evidence.sentence, frame, question)):
             terms = set(key_stems(cand))
             if not _is_question_text(cand, terms, question, frame):
                 found.append(_occurrence(cand, terms, frame, evidence, rank, near, bridges))
@@ -307,7 +307,9 @@ def _occurrence(
         # a value stands by the entity the chain is about: "… followed by Ostrava, which
         # handled 2,300 trains" when the chain went through Ostrava
         near = near | set(key_stems(evidence.bridge))
-    proximity = 1.0 if typed else _proximity(cand, text, near)
+    pronoun = _PRONOUN.match(text)
+    stands_as = pronoun.group(0) if pronoun and cand not in text else cand  # "She" stands for her
+    proximity = 1.0 if typed else _proximity(stands_as, text, near)
     hand_set = (
         evidence.score / (1 + 0.1 * rank) * factor * (1 - PROXIMITY_WEIGHT + PROXIMITY_WEIGHT * proximity)
     )
@@ -332,9 +334,15 @@ def _names_share(frame: QuestionFrame, evidence: Ranked) -> float:
     return len(frame.names & evidence.chain_terms) / len(frame.names) if frame.names else 1.0
 
 
-def _spans(sentence: str, frame: QuestionFrame, question: set[str]) -> Iterator[str]:
+def _spans(evidence: Sentence, frame: QuestionFrame, question: set[str]) -> Iterator[str]:
     """The sentence's candidates, each also with the noun asked about when the sentence puts it
-    right after: "the Varone crime family" for "what crime family"."""
+    right after: "the Varone crime family" for "what crime family"; for a person, the passage's
+    subject when the sentence opens with a pronoun standing for it ("She was the second wife of
+    Ned Hale" in the passage about Mae Orr answers "Who was Ned Hale's second wife?")."""
+    sentence = evidence.text
+    subject = pronoun_subject(evidence) if frame.kind == "person" else None
+    if subject:
+        yield subject
     found_spans = candidates(sentence, frame.kind)
     if frame.type_noun and _plural(frame.type_noun):
         found_spans = [*_lists(sentence, found_spans), *found_spans]
@@ -345,6 +353,18 @@ def _spans(sentence: str, frame: QuestionFrame, question: set[str]) -> Iterator[
             tail = re.match(rf"{re.escape(cand)}((?:\s+[a-z]+){{1,2}})\b", sentence[sentence.find(cand) :])
             if tail and type_stems(frame.type_noun) & set(key_stems(tail.group(1).split()[-1])):
                 yield cand + tail.group(1)
+
+
+_PRONOUN = re.compile(r"^(?:She|He)\b")
+
+
+def pronoun_subject(sentence: Sentence) -> str | None:
+    """The passage's subject (its title, without a bracketed qualifier) when the sentence opens
+    with "He" or "She" and does not name that subject itself."""
+    title = re.sub(r"\s*\(.*?\)\s*$", "", sentence.title).strip()
+    if not title or not _PRONOUN.match(sentence.text) or title in sentence.text:
+        return None
+    return title if _looks_like_person(title) else None
 
 
 def _plural(noun: str) -> bool:
@@ -437,7 +457,9 @@ def shape_flags(cand: str, frame: QuestionFrame, sentence: Sentence) -> dict[str
         "defined": defined,
         "subject": not defined
         and frame.kind != "entity"
+        and cand in sentence.text
         and _same_name(set(key_stems(cand)), sentence.title_terms),
+        "pronoun_subject": cand not in sentence.text,
         "nationality": cand.lower() in NATIONALITIES and not _ASKS_NATIONALITY.search(frame.text),
         "quoted": frame.kind == "person" and re.search(rf"[\"“]{re.escape(cand)}", sentence.text) is not None,
         "acronym": short_caps and not asks_acronym,
