@@ -477,7 +477,7 @@ def test_who_did_it_is_the_agent_of_the_passive_sentence() -> None:
 
 
 def test_a_sentence_opening_with_she_answers_with_its_passage_subject() -> None:
-    """"She was the second wife of Ned Hale" in the passage about Mae Orr: "she" is Mae Orr."""
+    """ "She was the second wife of Ned Hale" in the passage about Mae Orr: "she" is Mae Orr."""
     wife = Source(
         id=1,
         url="doc://1",
@@ -487,3 +487,25 @@ def test_a_sentence_opening_with_she_answers_with_its_passage_subject() -> None:
     )
     got = ground_answer("Who was the second wife of Ned Hale?", [wife])
     assert (got.text, got.status, got.source_id) == ("Mae Orr", "grounded", 1)
+
+
+def test_a_yes_no_question_on_one_subject_is_yes_only_when_a_sentence_says_so() -> None:
+    town = Source(
+        id=1,
+        url="doc://1",
+        title="Lindau",
+        content="Lindau is a municipality in the district of Emmen in the canton of Bern in Switzerland.",
+    )
+    assert ground_answer("Is Lindau in the canton of Bern?", [town]).text == "yes"
+    assert ground_answer("Is Lindau in the canton of Zurich?", [town]).status == "abstained"
+
+
+def test_did_a_happen_before_b_compares_their_dates() -> None:
+    first = Source(
+        id=1, url="doc://1", title="Kestria", content="Kestria adopted the euro on 1 January 2001."
+    )
+    later = Source(
+        id=2, url="doc://2", title="Varnland", content="Varnland adopted the euro on 1 January 2011."
+    )
+    assert ground_answer("Did Kestria adopt the euro before Varnland did?", [first, later]).text == "yes"
+    assert ground_answer("Did Varnland adopt the euro before Kestria?", [first, later]).text == "no"

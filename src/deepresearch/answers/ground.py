@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from deepresearch.answers.candidates import DATE, NUMBER, candidates
+from deepresearch.answers.candidates import DATE, NUMBER, candidates, names
 from deepresearch.answers.evidence import Ranked, Sentence, rank_sentences, sentence_pool
 from deepresearch.answers.gazetteer import in_class
 from deepresearch.answers.learned import AnswerWeights, Linear, shipped_weights
@@ -48,6 +48,7 @@ LIFE_DATE_BOOST = 1.5
 AGENT_BOOST = 2.0
 SUPPORT_THRESHOLD = 0.5
 NAMES_THRESHOLD = 0.67
+_AUX_WORD = r"(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would|should)"
 _EARLY = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before)\b", re.IGNORECASE)
 _UNKNOWN = re.compile(
     r"\b(?:do(?:es)? not (?:say|state|mention|answer)|not (?:found|stated|mentioned|known)|unknown|"
@@ -125,8 +126,10 @@ def ground_answer(
     ranked = rank_sentences(frame.evidence_terms, sentence_pool(sources), frame.names, frame.text)
     if frame.kind in ("yesno", "choice") and frame.options and ranked:
         return _decide(frame, ranked)
-    if frame.kind == "yesno" or not ranked:
-        return abstain(frame, ranked[0].coverage if ranked else 0.0)
+    if frame.kind == "yesno" and ranked:
+        return _open_yes_no(frame, ranked)
+    if not ranked:
+        return abstain(frame, 0.0)
     if fitted is None and not _supported(frame, ranked[0]):
         return abstain(frame, ranked[0].coverage)
     both = _both_asks(frame, ranked) if frame.also is not None else None
@@ -596,6 +599,31 @@ def _decide(frame: QuestionFrame, ranked: Sequence[Ranked]) -> GroundedAnswer:
     )
     evidence = per_option[pick][0] if per_option[pick] else ranked[0]
     return _answer(frame, frame.options[pick], evidence, "grounded", frame.options)
+
+
+def _open_yes_no(frame: QuestionFrame, ranked: Sequence[Ranked]) -> GroundedAnswer:
+    """A yes/no question naming no pair of options: "Did A … before B?" compares the two names'
+    dates; otherwise "yes" when one supported sentence holds every term of the question ("Is
+    Sumiswald in the canton of Bern?"), else the sources do not say (absence proves no "no")."""
+    pair = [n for n in (_strip_aux(n) for n in names(frame.text)) if n][:2]
+    if (_EARLY.search(frame.text) or _LATE.search(frame.text)) and len(pair) == 2:
+        per_option = [_option_evidence(option, ranked) for option in pair]
+        order = _by_date(frame, per_option) if all(per_option) else None
+        if order is not None:
+            return _answer(frame, "yes" if order == 0 else "no", per_option[0][0], "grounded", ("yes", "no"))
+    asked = set(frame.evidence_terms)
+    for evidence in ranked[:TOP_SENTENCES]:
+        if asked and asked <= evidence.sentence.all_terms and _supported(frame, evidence):
+            return _answer(frame, "yes", evidence, "grounded", ("yes", "no"))
+    return abstain(frame, ranked[0].coverage)
+
+
+def _strip_aux(name: str) -> str:
+    """A name without the auxiliary that opened the question ("Did Greece" → "Greece")."""
+    words = name.split()
+    if words and re.fullmatch(_AUX_WORD, words[0], re.IGNORECASE):
+        words = words[1:]
+    return " ".join(words)
 
 
 def _option_evidence(option: str, ranked: Sequence[Ranked]) -> list[Ranked]:
