@@ -9,14 +9,17 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from deepresearch.citations import Source
+from deepresearch.citations import Source, cited_ids, renumber_citations
 from deepresearch.domain import TodoItem
 from deepresearch.graph.nodes.judge import code_judgement, is_relevant
 from deepresearch.index import query as index_query
 from deepresearch.index import store
 from deepresearch.index.loaders import demo_corpus_path
 from deepresearch.text import (
+    CITATION,
+    CITATION_LIKE,
     STOPWORDS,
+    cited_numbers,
     coverage,
     is_cjk,
     jaccard,
@@ -29,6 +32,7 @@ from deepresearch.text import (
     split_sentences,
     stem,
     stems,
+    strip_citations,
     tokens,
     words,
 )
@@ -230,3 +234,14 @@ def test_one_splitter_reads_sentences_for_quotes_evidence_and_the_index() -> Non
         "雨が降った。傘を持つ。",
         "Then sun.",
     ]
+
+
+def test_one_citation_marker_is_read_renumbered_and_stripped_alike() -> None:
+    text = "Kelp grows fast [1 ，3]. Otters eat urchins [2,3]; see [x] and [1.5]."
+    assert [cited_numbers(m.group(1)) for m in CITATION.finditer(text)] == [[1, 3], [2, 3]]
+    assert cited_ids(text) == [1, 3, 2]
+    assert renumber_citations(text, {3: 1, 2: 2}) == (
+        "Kelp grows fast [1]. Otters eat urchins [2, 1]; see [x] and [1.5]."
+    )
+    assert strip_citations(text) == "Kelp grows fast. Otters eat urchins; see [x] and [1.5]."
+    assert CITATION_LIKE.sub("_", "a [1,,2] b [ ] c [1.5]") == "a _ b _ c [1.5]"

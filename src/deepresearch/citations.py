@@ -15,7 +15,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, Field
 
-_CITATION = re.compile(r"\[(\d+(?:\s*[,，]\s*\d+)*)\]")
+from deepresearch.text import CITATION, cited_numbers
+
 _TRACKING = re.compile(r"^(utm_|fbclid|gclid)")
 _T = TypeVar("_T")
 
@@ -75,9 +76,9 @@ def _union(first: Iterable[_T], second: Iterable[_T]) -> list[_T]:
 def cited_ids(text: str) -> list[int]:
     """Every id cited as ``[n]`` or ``[n, m]``, in order of first appearance."""
     ids: dict[int, None] = {}
-    for match in _CITATION.finditer(text):
-        for part in re.split(r"\s*[,，]\s*", match.group(1)):
-            ids.setdefault(int(part), None)
+    for match in CITATION.finditer(text):
+        for sid in cited_numbers(match.group(1)):
+            ids.setdefault(sid, None)
     return list(ids)
 
 
@@ -87,12 +88,12 @@ def resolve_citations(text: str, valid: set[int]) -> tuple[str, int]:
 
     def keep(match: re.Match[str]) -> str:
         nonlocal removed
-        parts = [int(p) for p in re.split(r"\s*[,，]\s*", match.group(1))]
+        parts = cited_numbers(match.group(1))
         good = [p for p in parts if p in valid]
         removed += len(parts) - len(good)
         return "[" + ", ".join(map(str, good)) + "]" if good else ""
 
-    cleaned = _CITATION.sub(keep, text)
+    cleaned = CITATION.sub(keep, text)
     return re.sub(r"[ \t]+([.,;:])", r"\1", cleaned), removed
 
 
@@ -104,10 +105,10 @@ def number_citations(text: str) -> tuple[str, list[int]]:
     number = {sid: n for n, sid in enumerate(order, 1)}
 
     def renumber(match: re.Match[str]) -> str:
-        parts = [number[int(p)] for p in re.split(r"\s*[,，]\s*", match.group(1))]
+        parts = [number[sid] for sid in cited_numbers(match.group(1))]
         return "[" + ", ".join(map(str, dict.fromkeys(parts))) + "]"
 
-    return _CITATION.sub(renumber, text), order
+    return CITATION.sub(renumber, text), order
 
 
 def report_numbers(cited: Sequence[int], ids: Iterable[int]) -> dict[int, int]:
@@ -125,11 +126,11 @@ def renumber_citations(text: str, numbers: dict[int, int]) -> str:
     (with its brackets when none is left), so no marker can name another source."""
 
     def renumber(match: re.Match[str]) -> str:
-        parts = [numbers.get(int(p)) for p in re.split(r"\s*[,，]\s*", match.group(1))]
+        parts = [numbers.get(sid) for sid in cited_numbers(match.group(1))]
         kept = dict.fromkeys(str(n) for n in parts if n is not None)
         return "[" + ", ".join(kept) + "]" if kept else ""
 
-    return _CITATION.sub(renumber, text)
+    return CITATION.sub(renumber, text)
 
 
 def render_references(sources: Sequence[Source], *, fallback_label: str = "fallback") -> str:

@@ -19,13 +19,13 @@ from deepresearch.domain import DROPPED, ReportResult, RoundEvaluation, TodoItem
 from deepresearch.extractive import with_subject
 from deepresearch.model_outputs import Insight, ReportDraft
 from deepresearch.report_text import HEADINGS
-from deepresearch.text import key_stems, strip_citations
+from deepresearch.text import CITATION, CITATION_LIKE, key_stems, strip_citations
 
 ABOUT_FLOOR = 0.5
 ESTABLISHED_SUPPORT = 0.6
 PARTIAL_SUPPORT = 0.5
 _HEADING = re.compile(r"(?m)^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
-_POINT = re.compile(r"^-\s+(.*?)\s*((?:\[\d+(?:,\s*\d+)*\]\s*)+)$")
+_POINT = re.compile(rf"^-\s+(.*?)\s*((?:{CITATION.pattern}\s*)+)$")
 _BOOKKEEPING = re.compile(
     r"^(?:(?:plan|role|judge|report|round \d+):|removed \d+ run folder|task \d+: model summary failed)"
 )
@@ -201,7 +201,7 @@ def _checked_insight(insight: Insight, sources: Sequence[Source], state: _Body) 
 
 def support_share(text: str, source: Source) -> float:
     """Share of the content words of ``text`` (stemmed, citations aside) found in ``source``."""
-    wanted = set(key_stems(re.sub(r"\[[\d,\s]+\]", " ", text)))
+    wanted = set(key_stems(CITATION_LIKE.sub(" ", text)))
     if not wanted:
         return 0.0
     present = set(key_stems(f"{source.title} {source.content or source.snippet}"))
@@ -258,7 +258,7 @@ def _dedupe(lines: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def _sentence_key(text: str) -> str:
-    return " ".join(key_stems(re.sub(r"\[[\d,\s]+\]", " ", text)))
+    return " ".join(key_stems(CITATION_LIKE.sub(" ", text)))
 
 
 def _title(sources: Sequence[Source], source_id: int) -> str:

@@ -1,4 +1,4 @@
-"""The one text module: stopwords, tokenizer, CJK rule and the index's stemming.
+"""The one text module: stopwords, tokenizer, CJK rule, the index's stemming, citation markers.
 
 Everything that decides whether a text "contains" a term — the judge's relevance and gaps, the
 planner's duplicate checks, the extractive summariser's ranking, the notes search — goes through
@@ -50,6 +50,14 @@ STOPWORDS = frozenset(
 TRUNCATION_MARKER = "[truncated]"
 """The one mark of text cut short: fetched pages, sources in prompts, the embedded model's context."""
 
+CITATION = re.compile(r"\[(\d+(?:\s*[,，]\s*\d+)*)\]")
+"""The one citation marker: ``[n]`` or ``[n, m]``, ids separated by a comma or a full-width comma
+with optional spaces; group 1 holds the ids, read by :func:`cited_numbers`."""
+CITATION_LIKE = re.compile(r"\[[\d,\s]+\]")
+"""Brackets of digits, commas and spaces only (``[1,2]``, but also ``[ ]`` or ``[1,,]``): blanked
+before comparing words, so that nothing marker-shaped counts as a word; never read as ids."""
+_CITATION_SEPARATOR = re.compile(r"\s*[,，]\s*")
+
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 """The CJK rule: Hiragana, Katakana, CJK ideographs (with extension A and compatibility), Hangul."""
 
@@ -58,7 +66,7 @@ _CJK_RUN = re.compile(f"^[{CJK_CHARS}]+$")
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _RUN = re.compile(rf"[{CJK_CHARS}]+|[^\W_{CJK_CHARS}]+")
 _TOKEN = re.compile(rf"[{CJK_CHARS}]+|[^\W_{CJK_CHARS}]+(?:['’.-][^\W_{CJK_CHARS}]+)*")
-_FOOTNOTE = re.compile(r"\s?\[\d+(?:\s*[,，]\s*\d+)*\]")
+_FOOTNOTE = re.compile(rf"\s?{CITATION.pattern}")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 _SENTENCE = re.compile(rf"{_SENTENCE_END.pattern}|(?<=[。！？])")
 _ABBREVIATION = re.compile(
@@ -246,6 +254,12 @@ def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
     left, right = term_stems(a), term_stems(b)
     union = left | right
     return len(left & right) / len(union) if union else 0.0
+
+
+def cited_numbers(ids: str) -> list[int]:
+    """The numbers of a :data:`CITATION` marker's ids (its group 1), in the order written:
+    ``"1, 2"`` and ``"1，2"`` give ``[1, 2]``."""
+    return [int(part) for part in _CITATION_SEPARATOR.split(ids)]
 
 
 def strip_citations(text: str) -> str:

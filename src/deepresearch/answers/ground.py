@@ -25,7 +25,7 @@ from deepresearch.answers.question import AnswerKind, QuestionFrame, frame_quest
 from deepresearch.citations import Source
 from deepresearch.lexicon import CONNECTORS, INNER_NAME_WORD, NATIONALITIES
 from deepresearch.report_text import HEADINGS
-from deepresearch.text import key_stems, language_of
+from deepresearch.text import CITATION_LIKE, key_stems, language_of
 
 AnswerStatus = Literal["grounded", "sentence", "unverified", "abstained"]
 Chooser = Callable[[QuestionFrame, Sequence[str], Sequence[Ranked]], str | None]
@@ -702,7 +702,7 @@ def check_answer(question: str, written: str, sources: Sequence[Source]) -> Grou
     that states it) when one sentence holds its names and numbers and most of its words,
     unverified otherwise; an answer saying the sources are silent is an abstention."""
     frame = frame_question(question)
-    text = " ".join(re.sub(r"\[[\d,\s]+\]", " ", written).split()).strip()
+    text = " ".join(CITATION_LIKE.sub(" ", written).split()).strip()
     if not text:
         return ground_answer(question, sources)
     if _UNKNOWN.search(text):

@@ -17,8 +17,8 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from deepresearch.citations import Source
+from deepresearch.text import CITATION, cited_numbers
 
-_CITATION = re.compile(r"\[(\d+(?:\s*[,，]\s*\d+)*)\]")
 _WEB = re.compile(r"^https?://", re.IGNORECASE)
 
 
@@ -60,8 +60,8 @@ def _cite(children: list[Token], count: int) -> list[Token]:
 def _split_citations(text: str, count: int) -> list[Token]:
     out: list[Token] = []
     last = 0
-    for match in _CITATION.finditer(text):
-        numbers = [int(n) for n in re.split(r"\s*[,，]\s*", match.group(1))]
+    for match in CITATION.finditer(text):
+        numbers = cited_numbers(match.group(1))
         if not all(1 <= n <= count for n in numbers):
             continue
         out.append(_text(text[last : match.start()]))
