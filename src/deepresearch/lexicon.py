@@ -4,7 +4,8 @@ Month and weekday names, languages and nationalities, the connectors inside name
 Bath", "Leonardo da Vinci"), the capitalised-name patterns, and the parts of
 :data:`deepresearch.text.STOPWORDS` (with the few words each adds) that one job needs: the words
 cut from the front of a name, the words that cannot be a question's type noun or that end its noun
-phrase, the words that leave a title dangling. Each is defined here once and imported by its users.
+phrase, the words that leave a title dangling; the nouns that name people (kin, agent nouns) and
+the agent-shaped nouns that do not. Each is defined here once and imported by its users.
 
 The lists are policy measured by their callers' tests: where two callers want different words or
 shapes, both stand here under names that say how they differ.
@@ -98,3 +99,21 @@ DANGLING = _words(
     "a an the and or nor but of to from with by as than that into about between whose"
 ) | _words("via")
 """Words a search query or a task title cannot end in: articles, conjunctions, prepositions."""
+
+KIN_NOUNS = _words(
+    """brother sister son daughter wife husband mother father parent child sibling spouse partner
+    cousin uncle aunt nephew niece grandson granddaughter grandfather grandmother widow widower
+    twin heir founder"""
+)
+"""Nouns of kin and of family standing, singular: "which brothers …", "whose widow …" ask for a
+person."""
+AGENT_ENDINGS = ("er", "or", "ist", "ess", "ian")
+"""The endings of agent nouns ("performer", "sculptor", "cellist", "actress", "comedian"): a noun
+with one names people, unless it is one of :data:`NOT_AGENT_NOUNS`."""
+NOT_AGENT_NOUNS = _words(
+    """number letter chapter center centre order water paper power tower cover corner border
+    counter computer register quarter theater theatre river winter summer matter meter metre
+    error factor sector color colour honor honour labor labour motor rotor mirror trailer poster
+    container answer manner banner trigger chamber business address fortress"""
+)
+"""Singular nouns with an agent ending (:data:`AGENT_ENDINGS`) that name things, not people."""

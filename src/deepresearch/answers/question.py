@@ -13,7 +13,14 @@ from typing import Literal
 
 from deepresearch.answers.candidates import names
 from deepresearch.answers.rewrite import canonical_question
-from deepresearch.lexicon import INNER_NAME_OR_NUMBER, NOT_A_TYPE_NOUN, PHRASE_END
+from deepresearch.lexicon import (
+    AGENT_ENDINGS,
+    INNER_NAME_OR_NUMBER,
+    KIN_NOUNS,
+    NOT_A_TYPE_NOUN,
+    NOT_AGENT_NOUNS,
+    PHRASE_END,
+)
 from deepresearch.text import key_stems, key_terms
 
 AnswerKind = Literal["yesno", "choice", "date", "number", "place", "person", "entity"]
@@ -245,100 +252,14 @@ def _noun_kind(noun: str) -> AnswerKind:
     return "person" if noun in PERSON_NOUNS or is_person_noun(noun) else "entity"
 
 
-_KIN = frozenset(
-    [  # fmt: skip
-        "brother",
-        "sister",
-        "son",
-        "daughter",
-        "wife",
-        "husband",
-        "mother",
-        "father",
-        "parent",
-        "child",
-        "sibling",
-        "spouse",
-        "partner",
-        "cousin",
-        "uncle",
-        "aunt",
-        "nephew",
-        "niece",
-        "grandson",
-        "granddaughter",
-        "grandfather",
-        "grandmother",
-        "widow",
-        "widower",
-        "twin",
-        "heir",
-        "founder",
-    ]
-)
-_AGENT_ENDINGS = ("er", "or", "ist", "ess", "ian")
-_NOT_AGENTS = frozenset(
-    [  # fmt: skip
-        "number",
-        "letter",
-        "chapter",
-        "center",
-        "centre",
-        "order",
-        "water",
-        "paper",
-        "power",
-        "tower",
-        "cover",
-        "corner",
-        "border",
-        "counter",
-        "computer",
-        "register",
-        "quarter",
-        "theater",
-        "theatre",
-        "river",
-        "winter",
-        "summer",
-        "matter",
-        "meter",
-        "metre",
-        "error",
-        "factor",
-        "sector",
-        "color",
-        "colour",
-        "honor",
-        "honour",
-        "labor",
-        "labour",
-        "motor",
-        "rotor",
-        "mirror",
-        "trailer",
-        "poster",
-        "container",
-        "answer",
-        "manner",
-        "banner",
-        "trigger",
-        "chamber",
-        "business",
-        "address",
-        "fortress",
-    ]
-)
-
-
 def is_person_noun(noun: str) -> bool:
     """A noun that names people: kin ("brothers", "wife") and agent nouns ("performer",
     "sculptor", "cellist", "comedian"), so "which performer …" asks for a person like "who …"."""
     word = noun.lower()
     singular = word[:-1] if word.endswith("s") and not word.endswith("ss") else word
-    if singular in _KIN or word in _KIN:
+    if singular in KIN_NOUNS or word in KIN_NOUNS:
         return True
-    return singular.endswith(_AGENT_ENDINGS) and singular not in _NOT_AGENTS and len(singular) > 4
+    return singular.endswith(AGENT_ENDINGS) and singular not in NOT_AGENT_NOUNS and len(singular) > 4
 
 
 def asking_clause(text: str) -> str:
