@@ -100,15 +100,22 @@ def research(
         question, settings=settings, model=model, search=search, review_plan=review_plan, **overrides
     )
     for item in stream:
-        if on_event is not None:
-            on_event(item)
-        if item.type == "error":
-            raise raised(item.data)
-        if item.type == "done":
-            result = ResearchResult.model_validate(item.data["result"])
+        done = result_of(item, on_event)
+        result = done if done is not None else result
     if result is None:
         raise DeepResearchError("the research stream ended without a result")
     return result
+
+
+def result_of(item: Event, on_event: EventSink | None) -> ResearchResult | None:
+    """One event of a research stream as :func:`research` and
+    :func:`~deepresearch.aio.aresearch` read it: shown to ``on_event``, raised as its error
+    (``error``), the run's result (``done``), else None."""
+    if on_event is not None:
+        on_event(item)
+    if item.type == "error":
+        raise raised(item.data)
+    return ResearchResult.model_validate(item.data["result"]) if item.type == "done" else None
 
 
 def raised(data: Mapping[str, Any]) -> DeepResearchError:

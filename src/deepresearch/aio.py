@@ -13,7 +13,7 @@ import threading
 from collections.abc import AsyncGenerator, Iterator
 from typing import TYPE_CHECKING, Any
 
-from deepresearch.agent import EventSink, raised, research_stream
+from deepresearch.agent import EventSink, research_stream, result_of
 from deepresearch.errors import DeepResearchError
 from deepresearch.events import Event
 from deepresearch.result import ResearchResult
@@ -75,12 +75,8 @@ async def aresearch(
         question, settings=settings, model=model, search=search, review_plan=review_plan, **overrides
     )
     async for item in stream:
-        if on_event is not None:
-            on_event(item)
-        if item.type == "error":
-            raise raised(item.data)
-        if item.type == "done":
-            return ResearchResult.model_validate(item.data["result"])
+        if (result := result_of(item, on_event)) is not None:
+            return result
     raise DeepResearchError("the research stream ended without a result")
 
 
