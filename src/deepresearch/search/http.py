@@ -34,6 +34,24 @@ def new_client(timeout: float = DEFAULT_TIMEOUT, headers: dict[str, str] | None 
     return httpx.Client(timeout=timeout, headers={"User-Agent": USER_AGENT, **(headers or {})})
 
 
+class ClientOwner:
+    """The httpx client of an HTTP search backend: the one it was given (whoever gave it closes
+    it) or one of its own, made by :meth:`_use_client` and closed by :meth:`close`."""
+
+    _client: httpx.Client
+    _owns_client: bool
+
+    def _use_client(
+        self, client: httpx.Client | None, timeout: float, headers: dict[str, str] | None = None
+    ) -> None:
+        self._client = client or new_client(timeout, headers)
+        self._owns_client = client is None
+
+    def close(self) -> None:
+        if self._owns_client:
+            self._client.close()
+
+
 def request_json(client: httpx.Client, engine: str, method: str, url: str, **kwargs: Any) -> dict[str, Any]:
     """Send one request and return its JSON object; raise SearchError/RateLimitedError on failure."""
     try:

@@ -14,7 +14,7 @@ import httpx
 
 from deepresearch.errors import SearchError
 from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
-from deepresearch.search.http import new_client, request_json, text_field
+from deepresearch.search.http import ClientOwner, request_json, text_field
 from deepresearch.search.query import guard_query
 
 BASE_URL = "https://api.perplexity.ai"
@@ -24,7 +24,7 @@ MAX_QUERY_CHARS = 2000
 SYSTEM_PROMPT = "Be precise and concise. Cite the web pages you rely on."
 
 
-class PerplexitySearch(SearchBackend):
+class PerplexitySearch(ClientOwner, SearchBackend):
     """:class:`~deepresearch.search.base.SearchBackend` over Perplexity's Sonar models."""
 
     name = "perplexity"
@@ -41,8 +41,7 @@ class PerplexitySearch(SearchBackend):
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
-        self._client = client or new_client(timeout, {"Authorization": f"Bearer {api_key}"})
-        self._owns_client = client is None
+        self._use_client(client, timeout, {"Authorization": f"Bearer {api_key}"})
 
     def search_detailed(self, query: str, *, limit: int = 5) -> SearchOutcome:
         """The cited pages as hits and Perplexity's reply as the engine's answer."""
@@ -56,10 +55,6 @@ class PerplexitySearch(SearchBackend):
             answer=parse_answer(data),
             answer_backend=self.name,
         )
-
-    def close(self) -> None:
-        if self._owns_client:
-            self._client.close()
 
 
 def parse_answer(data: dict[str, Any]) -> str | None:

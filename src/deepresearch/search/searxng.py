@@ -15,8 +15,8 @@ from deepresearch.errors import SearchError
 from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.search.http import (
     DEFAULT_TIMEOUT,
+    ClientOwner,
     SearchHTTPError,
-    new_client,
     request_json,
     result_hit,
     text_field,
@@ -26,7 +26,7 @@ from deepresearch.search.query import guard_query
 MAX_QUERY_CHARS = 500
 
 
-class SearxngSearch(SearchBackend):
+class SearxngSearch(ClientOwner, SearchBackend):
     """:class:`~deepresearch.search.base.SearchBackend` over one SearXNG instance at ``base_url``."""
 
     name = "searxng"
@@ -42,8 +42,7 @@ class SearxngSearch(SearchBackend):
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.language = language
-        self._client = client or new_client(timeout)
-        self._owns_client = client is None
+        self._use_client(client, timeout)
 
     def search_detailed(self, query: str, *, limit: int = 5) -> SearchOutcome:
         """Hits plus a notice when the query was shortened; the instance's ``answers`` are dropped."""
@@ -53,10 +52,6 @@ class SearxngSearch(SearchBackend):
         if not hits and data.get("unresponsive_engines"):
             raise SearchError(f"searxng: no results; unresponsive engines: {data['unresponsive_engines']}")
         return SearchOutcome(hits=hits, notices=notices)
-
-    def close(self) -> None:
-        if self._owns_client:
-            self._client.close()
 
     def _get(self, query: str) -> dict[str, Any]:
         params = {"q": query, "format": "json", **({"language": self.language} if self.language else {})}

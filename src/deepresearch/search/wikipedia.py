@@ -18,7 +18,7 @@ import httpx
 
 from deepresearch.errors import SearchError
 from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
-from deepresearch.search.http import DEFAULT_TIMEOUT, new_client, request_json, text_field
+from deepresearch.search.http import DEFAULT_TIMEOUT, ClientOwner, request_json, text_field
 from deepresearch.search.query import guard_query
 
 API_URL = "https://{lang}.wikipedia.org/w/api.php"
@@ -41,7 +41,7 @@ _SCRIPTS: tuple[tuple[str, str], ...] = (
 _SCRIPT_RE = tuple((lang, re.compile(f"[{chars}]")) for lang, chars in _SCRIPTS)
 
 
-class WikipediaSearch(SearchBackend):
+class WikipediaSearch(ClientOwner, SearchBackend):
     """:class:`~deepresearch.search.base.SearchBackend` over Wikipedia's search API.
 
     ``api_url`` and ``page_url`` are templates with ``{lang}`` (and ``{title}``); tests point
@@ -66,8 +66,7 @@ class WikipediaSearch(SearchBackend):
         self.language = language
         self.api_url = api_url
         self.page_url = page_url
-        self._client = client or new_client(timeout)
-        self._owns_client = client is None
+        self._use_client(client, timeout)
 
     def search_detailed(self, query: str, *, limit: int = 5) -> SearchOutcome:
         """Hits plus a notice when the query had to be shortened."""
@@ -76,10 +75,6 @@ class WikipediaSearch(SearchBackend):
         url = self.api_url.format(lang=lang)
         data = request_json(self._client, self.name, "GET", url, params=_params(sent, limit))
         return SearchOutcome(hits=parse_search(data, lang, self.page_url)[:limit], notices=notices)
-
-    def close(self) -> None:
-        if self._owns_client:
-            self._client.close()
 
 
 def language_for(text: str) -> str:
