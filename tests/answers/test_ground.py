@@ -509,3 +509,16 @@ def test_did_a_happen_before_b_compares_their_dates() -> None:
     )
     assert ground_answer("Did Kestria adopt the euro before Varnland did?", [first, later]).text == "yes"
     assert ground_answer("Did Varnland adopt the euro before Kestria?", [first, later]).text == "no"
+
+
+def test_initials_stay_with_the_name() -> None:
+    society = Source(
+        id=1,
+        url="doc://1",
+        title="Lune Review",
+        content="The Lune Review has been published since 1931 by the Lune Society, a club founded by "
+        "E. W. Hale in 1920.",
+    )
+    assert (
+        ground_answer("Who founded the club that publishes the Lune Review?", [society]).text == "E. W. Hale"
+    )

@@ -398,6 +398,8 @@ def _after_question_words(cand: str, question: set[str]) -> str:
     while len(words) > 1 and (not (stems := set(key_stems(words[0]))) or stems <= question):
         if words[1].lower() in CONNECTORS:
             break  # "Medal of Merit" answers "awarded what medal?" whole
+        if re.fullmatch(r"[A-Z]\.", words[0]):
+            break  # an initial is part of the name: "E. W. Hale", not "Hale"
         words = words[1:]
     return " ".join(words)
 
