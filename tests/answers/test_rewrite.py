@@ -96,3 +96,16 @@ def test_a_word_that_only_qualifies_the_noun_asked_about_need_not_be_in_the_evid
     names the state, not "US"."""
     got = ground_answer("In which US state was Copper Kettle founded?", DINER)
     assert (got.status, got.text, got.source_id) == ("grounded", "Kansas", 3)
+
+
+def test_the_place_noun_asked_about_need_not_be_in_the_evidence() -> None:
+    """ "Which Welsh town …": the answer sentence calls it a municipality, or nothing at all."""
+    town = Source(
+        id=5,
+        url="doc://5",
+        title="Llanfor",
+        content="Llanfor is a municipality in the county of Gwynedd, Wales. It is mostly known as the "
+        "maker of the Welsh harp clock.",
+    )
+    got = ground_answer("Which Welsh town is known for making the Welsh harp clock?", [town])
+    assert (got.status, got.text) == ("grounded", "Llanfor")

@@ -343,7 +343,7 @@ def _spans(evidence: Sentence, frame: QuestionFrame, question: set[str]) -> Iter
     subject when the sentence opens with a pronoun standing for it ("She was the second wife of
     Ned Hale" in the passage about Mae Orr answers "Who was Ned Hale's second wife?")."""
     sentence = evidence.text
-    subject = pronoun_subject(evidence) if frame.kind == "person" else None
+    subject = pronoun_subject(evidence, frame.kind)
     if subject:
         yield subject
     found_spans = candidates(sentence, frame.kind)
@@ -358,16 +358,22 @@ def _spans(evidence: Sentence, frame: QuestionFrame, question: set[str]) -> Iter
                 yield cand + tail.group(1)
 
 
-_PRONOUN = re.compile(r"^(?:She|He)\b")
+_PRONOUN = re.compile(r"^(?:She|He|It)\b")
+_PERSONAL = re.compile(r"^(?:She|He)\b")
 
 
-def pronoun_subject(sentence: Sentence) -> str | None:
+def pronoun_subject(sentence: Sentence, kind: AnswerKind) -> str | None:
     """The passage's subject (its title, without a bracketed qualifier) when the sentence opens
-    with "He" or "She" and does not name that subject itself."""
+    with a pronoun standing for it and does not name it: "He"/"She" for a person, "It" for a
+    place ("It is known for its clocks" in the passage about a town)."""
     title = re.sub(r"\s*\(.*?\)\s*$", "", sentence.title).strip()
-    if not title or not _PRONOUN.match(sentence.text) or title in sentence.text:
+    if not title or title in sentence.text:
         return None
-    return title if _looks_like_person(title) else None
+    if kind == "person" and _PERSONAL.match(sentence.text) and _looks_like_person(title):
+        return title
+    if kind == "place" and sentence.text.startswith("It "):
+        return title.split(",")[0].strip()
+    return None
 
 
 def _plural(noun: str) -> bool:

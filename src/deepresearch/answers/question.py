@@ -169,7 +169,9 @@ def frame_question(question: str) -> QuestionFrame:
     terms = tuple(key_stems(text))
     noun = _type_noun(text)
     choice = _options(text)
-    describes = _type_modifiers(text, noun)
+    describes = _type_modifiers(text, noun) | (
+        frozenset(key_stems(noun)) if noun in PLACE_NOUNS else frozenset()
+    )
     names = question_names(text) - describes
     focus = _focus(text) - names
     if _YESNO.match(text) and not _WH.search(text):
@@ -199,7 +201,9 @@ def _type_modifiers(text: str, noun: str | None) -> frozenset[str]:
     about, so evidence need not hold them."""
     if noun is None:
         return frozenset()
-    match = re.search(rf"\b(?:which|what)\s+((?:[A-Z][\w.'’-]*\s+)+)(?:[a-z]+\s+)*?{re.escape(noun)}\b", text)
+    match = re.search(
+        rf"\b(?i:which|what)\s+((?:[A-Z][\w.'’-]*\s+)+)(?:[a-z]+\s+)*?{re.escape(noun)}\b", text
+    )
     return frozenset(key_stems(match.group(1))) if match else frozenset()
 
 
