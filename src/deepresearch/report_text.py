@@ -19,8 +19,8 @@ HEADINGS: dict[str, dict[str, str]] = {
         "none": "No sources were read.",
         "none_cited": "No source read by this run was cited.",
         "thin": (
-            "Evidence stayed thin: overall key-term relevance {score:.0f}% after {rounds} round(s), "
-            "below the {threshold:.0f}% threshold."
+            "Evidence stayed thin: after {rounds} round(s) the passages read hold {score:.0f}% of the "
+            "question's key terms (a report is trusted from {threshold:.0f}%)."
         ),
         "skipped": "Skipped task {id} ({title}): {reason}.",
         "fallback_used": "{count} source(s) came from a fallback search engine and are marked as such.",
@@ -35,7 +35,7 @@ HEADINGS: dict[str, dict[str, str]] = {
         "unanswered": "What the question asks — {question} — is not answered by any source read.",
         "gaps": "Terms of the question no source contained: {terms}.",
         "task": "Task {id}: {title}",
-        "relevance": "key-term relevance {score:.0f}%",
+        "relevance": "{score:.0f}% of the question's key terms found",
         "background_fallback": "This report researches: {question}",
     },
     "zh": {
