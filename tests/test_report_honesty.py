@@ -115,7 +115,14 @@ def test_a_task_whose_passages_were_off_topic_shows_no_relevance_score() -> None
     markdown = report(tasks, ANSWER, [round_of((1, 100.0))])
     heading, section = markdown.split("### Task 1: Lighthouse task 1", 1)[1].split("\n", 1)
     assert "not about the question" in section.split("##", 1)[0]
-    assert "relevance" not in heading
+    assert "key terms" not in heading
+
+
+def test_a_task_s_score_is_its_best_round_not_a_last_round_that_found_nothing_new() -> None:
+    tasks = [done(1, "- The Soreth lighthouse was designed by Augustin Mollard in 1862. [2]")]
+    markdown = report(tasks, ANSWER, [round_of((1, 60.0)), round_of((1, 0.0))])
+    heading = markdown.split("### Task 1: Lighthouse task 1", 1)[1].split("\n", 1)[0]
+    assert "60% of the question's key terms found" in heading
 
 
 def test_plan_and_run_bookkeeping_is_not_a_limit_but_a_failed_search_is() -> None:

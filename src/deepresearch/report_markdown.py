@@ -266,17 +266,27 @@ def _title(sources: Sequence[Source], source_id: int) -> str:
 
 
 def _evidence(inp: ReportInput, state: _Body, h: dict[str, str]) -> str:
-    latest = {j.task_id: j for j in inp.evaluations[-1].tasks} if inp.evaluations else {}
+    best = _best_relevance(inp)
     blocks, seen = [], set[str]()
     for task in inp.tasks:
         if _listed_in_limits(task):
             continue
-        judgement = latest.get(task.id)
+        relevance = best.get(task.id)
         evidence = _task_evidence(task, state, seen)
-        score = f" — {h['relevance'].format(score=judgement.relevance)}" if judgement and evidence else ""
+        score = f" — {h['relevance'].format(score=relevance)}" if relevance is not None and evidence else ""
         summary = evidence or _no_evidence(task, h)
         blocks.append(f"### {h['task'].format(id=task.id, title=task.title)}{score}\n\n{summary}")
     return "\n\n".join(blocks)
+
+
+def _best_relevance(inp: ReportInput) -> dict[int, float]:
+    """Each task's best relevance over the rounds: the evidence shown is what every round read,
+    so a last round that found nothing new must not label it 0 %."""
+    best: dict[int, float] = {}
+    for evaluation in inp.evaluations:
+        for j in evaluation.tasks:
+            best[j.task_id] = max(best.get(j.task_id, 0.0), j.relevance)
+    return best
 
 
 def _listed_in_limits(task: TodoItem) -> bool:
