@@ -522,3 +522,16 @@ def test_initials_stay_with_the_name() -> None:
     assert (
         ground_answer("Who founded the club that publishes the Lune Review?", [society]).text == "E. W. Hale"
     )
+
+
+def test_a_measure_is_answered_only_with_its_unit() -> None:
+    """ "How tall is the tower?" is not answered by a bare number of another kind."""
+    tower = Source(
+        id=1,
+        url="doc://1",
+        title="Carrow Tower",
+        content="Carrow Tower has 35 bells. The tower was completed in 1870.",
+    )
+    tall = Source(id=2, url="doc://2", title="Carrow Tower", content="Carrow Tower is 96 metres tall.")
+    assert ground_answer("How tall is Carrow Tower?", [tower]).status == "abstained"
+    assert ground_answer("How tall is Carrow Tower?", [tower, tall]).text == "96 metres"

@@ -152,8 +152,8 @@ def ground_answer(
 
 def _sentence_answer(frame: QuestionFrame, best: Ranked) -> GroundedAnswer:
     """No candidate of the kind asked for: the best sentence itself, when it covers the question."""
-    if not _supported(frame, best):
-        return abstain(frame, best.coverage)
+    if not _supported(frame, best) or _ASKS_MEASURE.search(frame.text):
+        return abstain(frame, best.coverage)  # a measure asked for and none stated: not answered
     return _answer(frame, best.sentence.text, best, "sentence", ())
 
 
@@ -252,12 +252,35 @@ def occurrences(frame: QuestionFrame, ranked: Sequence[Ranked]) -> list[Occurren
     for rank, evidence in enumerate(ranked):
         for cand in dict.fromkeys(_spans(evidence.sentence, frame, question)):
             terms = set(key_stems(cand))
-            if not _is_question_text(cand, terms, question, frame):
+            if not _is_question_text(cand, terms, question, frame) and not _unitless_measure(
+                cand, frame, evidence.sentence.text
+            ):
                 found.append(_occurrence(cand, terms, frame, evidence, rank, near, bridges))
     holding = Counter(o.text for o in found)
     for o in found:
         o.features["agree"] = math.log(holding[o.text])
     return found
+
+
+_ASKS_MEASURE = re.compile(
+    r"\bhow (?:tall|long|far|high|deep|wide|heavy)\b|\bwhat (?:is |was )?(?:the )?(?:height|length|"
+    r"distance|depth|width|weight|elevation|altitude)\b",
+    re.IGNORECASE,
+)
+_MEASURE_UNIT = re.compile(
+    r"(?:%|km2|km|kilomet(?:re|er)s?|miles?|met(?:re|er)s?|m|ft|feet|foot|inch(?:es)?|in|cm|mm|kg|"
+    r"kilograms?|pounds?|lb|tonnes?|tons?|square \w+|hectares?|acres?)\b",
+    re.IGNORECASE,
+)
+
+
+def _unitless_measure(cand: str, frame: QuestionFrame, sentence: str) -> bool:
+    """A bare number for a question asking a measure ("How tall is the tower?" answered "35"):
+    a height or a length comes with its unit, in the span or right after it."""
+    if frame.kind != "number" or not _ASKS_MEASURE.search(frame.text):
+        return False
+    after = sentence[sentence.find(cand) + len(cand) :] if cand in sentence else ""
+    return not (_MEASURE_UNIT.search(cand) or _MEASURE_UNIT.match(after.lstrip(" -")))
 
 
 def score_candidates(
