@@ -535,3 +535,13 @@ def test_a_measure_is_answered_only_with_its_unit() -> None:
     tall = Source(id=2, url="doc://2", title="Carrow Tower", content="Carrow Tower is 96 metres tall.")
     assert ground_answer("How tall is Carrow Tower?", [tower]).status == "abstained"
     assert ground_answer("How tall is Carrow Tower?", [tower, tall]).text == "96 metres"
+
+
+def test_a_country_is_no_person() -> None:
+    envoy = Source(
+        id=1,
+        url="doc://1",
+        title="Ivo Lenk",
+        content="Ivo Lenk was married in North Korea in 1950 to the painter Mira Solberg.",
+    )
+    assert ground_answer("Who was Ivo Lenk married to?", [envoy]).text == "Mira Solberg"

@@ -19,7 +19,7 @@ from typing import Literal
 
 from deepresearch.answers.candidates import DATE, NUMBER, candidates, names
 from deepresearch.answers.evidence import Ranked, Sentence, rank_sentences, sentence_pool
-from deepresearch.answers.gazetteer import in_class
+from deepresearch.answers.gazetteer import COUNTRIES, US_STATES, in_class
 from deepresearch.answers.learned import AnswerWeights, Linear, shipped_weights
 from deepresearch.answers.question import AnswerKind, QuestionFrame, frame_question
 from deepresearch.citations import Source
@@ -598,6 +598,7 @@ def _looks_like_person(cand: str) -> bool:
         and not any(len(w) >= 2 and w.isalpha() and w.isupper() for w in words)  # "BBC One"
         and not _ORG.search(cand)
         and words[-1].lower() not in NATIONALITIES
+        and " ".join(words).lower() not in COUNTRIES | US_STATES  # "North Korea", "New Mexico"
     )
 
 
