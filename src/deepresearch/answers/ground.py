@@ -96,7 +96,8 @@ _LATE = re.compile(r"\b(?:later|latest|younger|youngest|newer|newest|most recent
 class GroundedAnswer:
     """The answer line. ``text`` is a span of ``sentence`` (or the sentence, or an abstention);
     ``source_id`` is the source that holds ``sentence``; ``support`` is how much of the question
-    the evidence chain covers (0..1)."""
+    the evidence chain covers (0..1); ``confidence`` the fitted P(right) when fitted weights are
+    in use (None with the hand-set scoring)."""
 
     text: str
     status: AnswerStatus

@@ -145,7 +145,9 @@ _ADVERB_ENDINGS = ("ally", "ately", "ously", "ively", "ently", "antly", "fully",
 @dataclass(frozen=True)
 class QuestionFrame:
     """The question read by code. ``options`` are the alternatives a choice or yes/no question
-    names; ``type_noun`` is the noun of "what county …" (``county``); ``terms`` its key terms."""
+    names; ``type_noun`` is the noun of "what county …" (``county``); ``terms`` its key terms;
+    ``describes`` the stems that only say what kind of answer is wanted ("US" and "state" in
+    "which US state"), which evidence need not hold."""
 
     text: str
     kind: AnswerKind
