@@ -91,8 +91,12 @@ def term_weights(
     }
 
 
-def coverage(terms: frozenset[str], weights: dict[str, float]) -> float:
-    whole = sum(weights.values())
+def coverage(
+    terms: frozenset[str], weights: dict[str, float], optional: frozenset[str] = frozenset()
+) -> float:
+    """The weighted share of the question's terms that ``terms`` hold; an ``optional`` term counts
+    only where it stands ("river" in "which river …": evidence may name it or not)."""
+    whole = sum(w for t, w in weights.items() if t not in optional or t in terms)
     return sum(w for t, w in weights.items() if t in terms) / whole if whole else 0.0
 
 
@@ -101,17 +105,19 @@ def rank_sentences(
     pool: Sequence[Sentence],
     names: frozenset[str] = frozenset(),
     question_text: str = "",
+    optional: frozenset[str] = frozenset(),
 ) -> list[Ranked]:
     """Sentences best first. Score: coverage of the question by the sentence and its bridge
     sentence together, plus a little of the sentence's own coverage (to break ties).
-    ``names`` are the stems of the names the question holds (see :func:`term_weights`)."""
+    ``names`` are the stems of the names the question holds (see :func:`term_weights`);
+    ``optional`` terms count only where a sentence holds them (see :func:`coverage`)."""
     weights = term_weights(question_terms, pool, names)
     question = set(question_terms)
-    direct = {id(s): coverage(s.all_terms, weights) for s in pool}
+    direct = {id(s): coverage(s.all_terms, weights, optional) for s in pool}
     bonus = {id(s): TITLE_BONUS * _titled(s, question_text) if question_text else 0.0 for s in pool}
     seeds = sorted(pool, key=lambda s: -(direct[id(s)] + bonus[id(s)]))[:BRIDGE_SEEDS]
     bridges = seed_bridges([s for s in seeds if direct[id(s)] > 0], pool, question)
-    ranked = [_best_chain(s, direct[id(s)], bridges, weights, bonus) for s in pool]
+    ranked = [_best_chain(s, direct[id(s)], bridges, weights, bonus, optional) for s in pool]
     return sorted(ranked, key=lambda r: -r.score)
 
 
@@ -121,6 +127,7 @@ def _best_chain(
     bridges: Sequence[tuple[str, Sentence]],
     weights: dict[str, float],
     bonus: dict[int, float],
+    optional: frozenset[str] = frozenset(),
 ) -> Ranked:
     """The sentence scored alone and through each bridge that leads to it; a chain keeps the
     title bonus of either end (the question's subject may title the bridge's passage)."""
@@ -128,7 +135,7 @@ def _best_chain(
     for name, seed in bridges:
         if seed is sentence or not _mentions(sentence, name):
             continue
-        chained = coverage(sentence.all_terms | seed.all_terms, weights)
+        chained = coverage(sentence.all_terms | seed.all_terms, weights, optional)
         score = chained + OWN_SHARE * own + max(bonus[id(sentence)], bonus[id(seed)])
         if score > best.score:
             best = Ranked(sentence, score, chained, via=seed, bridge=name)

@@ -124,7 +124,8 @@ def ground_answer(
     package's own by default, None for the hand-set scoring they replaced."""
     fitted = shipped_weights() if weights == "shipped" else weights
     frame = frame_question(question)
-    ranked = rank_sentences(frame.evidence_terms, sentence_pool(sources), frame.names, frame.text)
+    pool = sentence_pool(sources)
+    ranked = rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes)
     if frame.kind in ("yesno", "choice") and frame.options and ranked:
         return _decide(frame, ranked)
     if frame.kind == "yesno" and ranked:
