@@ -33,7 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from deepresearch.answers.evidence import rank_sentences, sentence_pool
-from deepresearch.answers.ground import confidence_features, ground_answer, occurrences, score_candidates
+from deepresearch.answers.features import confidence_features, occurrences, score_candidates
+from deepresearch.answers.ground import ground_answer
 from deepresearch.answers.learned import WEIGHTS_FILE, AnswerWeights, Linear
 from deepresearch.answers.question import QuestionFrame, frame_question
 from deepresearch.citations import Source
