@@ -36,11 +36,12 @@ from typing import Any
 
 from deepresearch.agent import research
 from deepresearch.errors import DeepResearchError
+from deepresearch.evaluation.runner import own_model
 from deepresearch.evaluation.scoring import answer_match
 from deepresearch.index.corpus import ensure_demo_index
 from deepresearch.index.embeddings import embedder_for
 from deepresearch.index.store import DocumentIndex
-from deepresearch.llm.base import ChatModel, ChatModelBase
+from deepresearch.llm.base import ChatModel
 from deepresearch.report_text import HEADINGS
 from deepresearch.result import ResearchResult
 from deepresearch.search.local import LocalSearch
@@ -119,22 +120,13 @@ def run_all(questions: Sequence[DemoQuestion], show: bool) -> list[tuple[DemoQue
     settings = settings.with_overrides(index_path=index_path)
     rows: list[tuple[DemoQuestion, Outcome]] = []
     with ExitStack() as stack:
-        model = _model(settings, stack)
+        model = own_model(settings, stack)
         search = LocalSearch(stack.enter_context(DocumentIndex.open_existing(index_path, embedder)))
         for q in questions:
             rows.append((q, ask(q, settings, model, search)))
             if show:
                 _show(*rows[-1])
     return rows
-
-
-def _model(settings: Settings, stack: ExitStack) -> ChatModel:
-    from deepresearch.llm.factory import build_model
-
-    model = build_model(settings)
-    if isinstance(model, ChatModelBase):
-        stack.callback(model.close)
-    return model
 
 
 def _show(q: DemoQuestion, got: Outcome) -> None:

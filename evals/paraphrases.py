@@ -31,11 +31,12 @@ from typing import Any
 from deepresearch.agent import research
 from deepresearch.errors import DeepResearchError
 from deepresearch.evaluation.dataset import EvalQuestion, load_questions
+from deepresearch.evaluation.runner import own_model
 from deepresearch.evaluation.scoring import answer_match, normalize_answer
 from deepresearch.index.corpus import ensure_corpus_index
 from deepresearch.index.embeddings import embedder_for
 from deepresearch.index.store import DocumentIndex
-from deepresearch.llm.base import ChatModel, ChatModelBase
+from deepresearch.llm.base import ChatModel
 from deepresearch.search.local import LocalSearch
 from deepresearch.settings import Settings
 
@@ -95,7 +96,7 @@ def run_all(items: Sequence[Item], show: bool) -> list[list[Run]]:
     settings = settings.with_overrides(index_path=index_path, search_api="local", enable_notes=False)
     rows: list[list[Run]] = []
     with ExitStack() as stack:
-        model = _model(settings, stack)
+        model = own_model(settings, stack)
         index = stack.enter_context(DocumentIndex.open_existing(index_path, embedder_for(settings)))
         search = LocalSearch(index)
         for item in items:
@@ -105,15 +106,6 @@ def run_all(items: Sequence[Item], show: bool) -> list[list[Run]]:
             if show:
                 _show(item, rows[-1])
     return rows
-
-
-def _model(settings: Settings, stack: ExitStack) -> ChatModel:
-    from deepresearch.llm.factory import build_model
-
-    model = build_model(settings)
-    if isinstance(model, ChatModelBase):
-        stack.callback(model.close)
-    return model
 
 
 def _show(item: Item, runs: Sequence[Run]) -> None:

@@ -170,7 +170,7 @@ def run_evaluation(
     index_path, _ = ensure_corpus_index(settings, corpus)
     settings = settings.with_overrides(index_path=index_path, search_api="local", enable_notes=False)
     with ExitStack() as stack:
-        chosen = model if model is not None else _own_model(settings, stack)
+        chosen = model if model is not None else own_model(settings, stack)
         report = EvalReport(model=chosen.name, corpus=str(corpus), questions=len(questions))
         index = stack.enter_context(DocumentIndex.open_existing(index_path, embedder_for(settings)))
         search = LocalSearch(index)
@@ -186,7 +186,7 @@ def run_evaluation(
     return report
 
 
-def _own_model(settings: Settings, stack: ExitStack) -> ChatModel:
+def own_model(settings: Settings, stack: ExitStack) -> ChatModel:
     """The model ``settings`` name, built for this evaluation and closed when it ends."""
     from deepresearch.llm.factory import build_model
 
