@@ -213,7 +213,16 @@ def _drive(
     conclusion: NoteRef | None = None
     inputs, config = _graph_inputs(question, settings, notices, durable)
     given = _resumed(graph, config, durable) or inputs
-    parts = graph.stream(given, config=config, context=context, stream_mode=["custom", "values"])
+    parts = graph.stream(
+        given,
+        config=config,
+        context=context,
+        stream_mode=["custom", "values"],
+        # "sync": a step starts only once the checkpoint it starts from is stored. LangGraph's
+        # default ("async") stores it while the step runs, so after a kill -9 the step could run
+        # again from an older checkpoint, under new task ids, and its events got new keys.
+        durability="sync" if durable is not None else None,
+    )
     for mode, chunk in cast("Iterator[tuple[str, Any]]", parts):
         if mode == "values":
             state = chunk

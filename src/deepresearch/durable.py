@@ -4,7 +4,9 @@ A durable run is an ordinary :func:`deepresearch.agent.research_stream` given a
 :class:`Durability`: the graph is compiled with a checkpointer and run under ``thread_id``. LangGraph
 saves a checkpoint after every super-step (and the writes of every finished parallel task), so a run
 restarted with ``resume=True`` continues with ``graph.stream(None, config)`` from the last one and
-repeats at most the steps that were in flight when the process died.
+repeats at most the steps that were in flight when the process died. The run stores each checkpoint
+before the next step starts (LangGraph's ``durability="sync"``), so a repeated step has the task id
+it had, and its events the keys they had.
 """
 
 from __future__ import annotations
