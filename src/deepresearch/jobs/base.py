@@ -11,16 +11,20 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from deepresearch.errors import JobNotFoundError
-from deepresearch.jobs.rows import JobRow, JobStatus, StoredEvent
+from deepresearch.jobs.rows import OPEN, JobRow, JobStatus, StoredEvent, dump_json, utc_now
 
 
 class JobStoreLike(Protocol):
     """Jobs and their numbered events, in SQLite (:class:`~deepresearch.jobs.store.JobStore`) or
     PostgreSQL (:class:`~deepresearch.jobs.postgres.PostgresJobStore`), as the types of
-    :mod:`deepresearch.jobs.rows`."""
+    :mod:`deepresearch.jobs.rows`.
+
+    Both stores subclass it and inherit :meth:`require`, :meth:`finish` and :meth:`append_event`:
+    each gives its SQL for :attr:`_FINISH` and its transactions in :meth:`_moved` and
+    :meth:`_appended`."""
 
     def create(
         self, topic: str, *, overrides: dict[str, Any], dry_run: bool = False, review_plan: bool = False
@@ -48,7 +52,13 @@ class JobStoreLike(Protocol):
         *,
         result: dict[str, Any] | None = None,
         error: str | None = None,
-    ) -> StoredEvent | None: ...
+    ) -> StoredEvent | None:
+        """Move an unfinished job to a terminal ``status`` and store its last ``event`` in the same
+        transaction (whoever reads the event sees the job finished); None when it had already
+        finished, and then nothing is stored."""
+        values = (status, utc_now(), dump_json(result), error, job_id, *OPEN)
+        return self._moved(self._FINISH, values, job_id, event, now)
+
     def await_review(self, job_id: str, event: dict[str, Any], now: float) -> StoredEvent | None: ...
     def resume_review(
         self, job_id: str, decision: dict[str, Any], event: dict[str, Any], now: float
@@ -56,13 +66,29 @@ class JobStoreLike(Protocol):
     def append_event(
         self, job_id: str, event: dict[str, Any], now: float, *, key: str | None = None
     ) -> StoredEvent:
-        """The job's next event; one whose ``key`` (see :attr:`deepresearch.events.Event.key`) is
-        stored already is not stored again, and the stored one is returned."""
-        ...
+        """Store ``event`` as the job's next event (its ``seq`` is replaced by the job's); one whose
+        ``key`` (see :attr:`deepresearch.events.Event.key`) is stored already is not stored again,
+        and the stored one is returned."""
+        return self._appended(job_id, event, now, key)
 
     def events(self, job_id: str, *, after: int = 0, limit: int = 500) -> list[StoredEvent]: ...
     def event_types(self, job_id: str) -> Sequence[tuple[str, dict[str, Any]]]: ...
     def close(self) -> None: ...
+
+    _FINISH: ClassVar[str]
+    """The UPDATE of :meth:`finish`: its values are the status, the time, the result (JSON), the
+    error, the job's id and :data:`~deepresearch.jobs.rows.OPEN`; it changes only an open job."""
+
+    def _moved(
+        self, sql: str, values: Sequence[Any], job_id: str, event: dict[str, Any], now: float
+    ) -> StoredEvent | None:
+        """In one transaction: ``sql``, an UPDATE of the job's row, then, when it changed the row,
+        ``event`` stored as the job's next; None when it changed nothing."""
+        ...
+
+    def _appended(self, job_id: str, event: dict[str, Any], now: float, key: str | None) -> StoredEvent:
+        """In one transaction: :meth:`append_event`."""
+        ...
 
 
 class Notifier:

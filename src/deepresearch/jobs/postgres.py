@@ -25,7 +25,6 @@ from deepresearch.jobs.rows import (
     JobRow,
     JobStatus,
     StoredEvent,
-    dump_json,
     event_from_row,
     job_from_row,
     utc_now,
@@ -203,6 +202,11 @@ class PostgresJobStore(JobStoreLike):
     """The same contract as the SQLite :class:`~deepresearch.jobs.store.JobStore`, shared by every
     API node and worker. ``owner`` names this process in the leases it takes."""
 
+    _FINISH = (
+        "UPDATE jobs SET status = %s, finished_at = %s, result = %s, error = %s, "
+        "lease_owner = NULL, lease_until = NULL WHERE id = %s AND status IN (%s, %s, %s) RETURNING id"
+    )
+
     def __init__(
         self, pool: ConnectionPool, *, owner: str | None = None, lease_seconds: float = 30.0
     ) -> None:
@@ -353,53 +357,33 @@ class PostgresJobStore(JobStoreLike):
     def await_review(self, job_id: str, event: dict[str, Any], now: float) -> StoredEvent | None:
         """``running`` → ``awaiting_review`` (lease released), with the plan's event; None when the
         job was not running."""
-        with self._tx() as conn:
-            row = conn.execute(
-                "UPDATE jobs SET status = 'awaiting_review', lease_owner = NULL, lease_until = NULL "
-                "WHERE id = %s AND status = 'running' RETURNING id",
-                (job_id,),
-            ).fetchone()
-            return _insert_event(conn, job_id, event, now) if row else None
+        sql = (
+            "UPDATE jobs SET status = 'awaiting_review', lease_owner = NULL, lease_until = NULL "
+            "WHERE id = %s AND status = 'running' RETURNING id"
+        )
+        return self._moved(sql, (job_id,), job_id, event, now)
 
     def resume_review(
         self, job_id: str, decision: dict[str, Any], event: dict[str, Any], now: float
     ) -> StoredEvent | None:
         """``awaiting_review`` → ``queued`` with the reviewed plan; None when it was not waiting."""
-        with self._tx() as conn:
-            row = conn.execute(
-                "UPDATE jobs SET status = 'queued', plan_decision = %s, "
-                "requeue_at = now() + make_interval(secs => %s) "
-                "WHERE id = %s AND status = 'awaiting_review' RETURNING id",
-                (json.dumps(decision, ensure_ascii=False), self.requeue_seconds, job_id),
-            ).fetchone()
-            return _insert_event(conn, job_id, event, now) if row else None
+        sql = (
+            "UPDATE jobs SET status = 'queued', plan_decision = %s, "
+            "requeue_at = now() + make_interval(secs => %s) "
+            "WHERE id = %s AND status = 'awaiting_review' RETURNING id"
+        )
+        values = (json.dumps(decision, ensure_ascii=False), self.requeue_seconds, job_id)
+        return self._moved(sql, values, job_id, event, now)
 
-    def finish(
-        self,
-        job_id: str,
-        status: JobStatus,
-        event: dict[str, Any],
-        now: float,
-        *,
-        result: dict[str, Any] | None = None,
-        error: str | None = None,
+    def _moved(
+        self, sql: str, values: Sequence[Any], job_id: str, event: dict[str, Any], now: float
     ) -> StoredEvent | None:
-        """Finish an unfinished job and store its last ``event`` in one transaction; None (and
-        nothing stored) when it had already finished."""
+        """``sql`` ends ``RETURNING id``: a row back is a row changed."""
         with self._tx() as conn:
-            row = conn.execute(
-                "UPDATE jobs SET status = %s, finished_at = %s, result = %s, error = %s, "
-                "lease_owner = NULL, lease_until = NULL "
-                "WHERE id = %s AND status IN ('queued', 'running', 'awaiting_review') RETURNING id",
-                (status, utc_now(), dump_json(result), error, job_id),
-            ).fetchone()
+            row = conn.execute(sql, values).fetchone()
             return _insert_event(conn, job_id, event, now) if row else None
 
-    def append_event(
-        self, job_id: str, event: dict[str, Any], now: float, *, key: str | None = None
-    ) -> StoredEvent:
-        """The job's next event; an event whose ``key`` is stored already is not stored again (the
-        stored one is returned)."""
+    def _appended(self, job_id: str, event: dict[str, Any], now: float, key: str | None) -> StoredEvent:
         with self._tx() as conn:
             return _insert_event(conn, job_id, event, now, key)
 

@@ -18,12 +18,10 @@ from typing import Any
 
 from deepresearch.jobs.base import JobStoreLike
 from deepresearch.jobs.rows import (
-    OPEN,
     UNFINISHED,
     JobRow,
     JobStatus,
     StoredEvent,
-    dump_json,
     event_from_row,
     job_from_row,
     utc_now,
@@ -83,6 +81,11 @@ class JobStore(JobStoreLike):
     wait behind a writer. ``synchronous=NORMAL`` under WAL: a committed write survives the process
     being killed; only a power cut can lose the last commits.
     """
+
+    _FINISH = (
+        "UPDATE jobs SET status = ?, finished_at = ?, result = ?, error = ? "
+        "WHERE id = ? AND status IN (?, ?, ?)"
+    )
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -172,51 +175,27 @@ class JobStore(JobStoreLike):
     def await_review(self, job_id: str, event: dict[str, Any], now: float) -> StoredEvent | None:
         """``running`` → ``awaiting_review``, with the event showing the plan (one transaction);
         None when the job was not running."""
-        with self._tx() as db:
-            cur = db.execute(
-                "UPDATE jobs SET status = 'awaiting_review' WHERE id = ? AND status = 'running'", (job_id,)
-            )
-            return self._insert_event(db, job_id, event, now) if cur.rowcount == 1 else None
+        sql = "UPDATE jobs SET status = 'awaiting_review' WHERE id = ? AND status = 'running'"
+        return self._moved(sql, (job_id,), job_id, event, now)
 
     def resume_review(
         self, job_id: str, decision: dict[str, Any], event: dict[str, Any], now: float
     ) -> StoredEvent | None:
         """``awaiting_review`` → ``queued`` with the reviewed plan (one transaction); None when the
         job was not awaiting review."""
-        with self._tx() as db:
-            cur = db.execute(
-                "UPDATE jobs SET status = 'queued', plan_decision = ? "
-                "WHERE id = ? AND status = 'awaiting_review'",
-                (json.dumps(decision, ensure_ascii=False), job_id),
-            )
-            return self._insert_event(db, job_id, event, now) if cur.rowcount == 1 else None
+        sql = (
+            "UPDATE jobs SET status = 'queued', plan_decision = ? WHERE id = ? AND status = 'awaiting_review'"
+        )
+        return self._moved(sql, (json.dumps(decision, ensure_ascii=False), job_id), job_id, event, now)
 
-    def finish(
-        self,
-        job_id: str,
-        status: JobStatus,
-        event: dict[str, Any],
-        now: float,
-        *,
-        result: dict[str, Any] | None = None,
-        error: str | None = None,
+    def _moved(
+        self, sql: str, values: Sequence[Any], job_id: str, event: dict[str, Any], now: float
     ) -> StoredEvent | None:
-        """Move an unfinished job to a terminal ``status`` and store its last ``event`` in the same
-        transaction (whoever reads the event sees the job finished); None when it had already
-        finished, and then nothing is stored."""
         with self._tx() as db:
-            cur = db.execute(
-                "UPDATE jobs SET status = ?, finished_at = ?, result = ?, error = ? "
-                "WHERE id = ? AND status IN (?, ?, ?)",
-                (status, utc_now(), dump_json(result), error, job_id, *OPEN),
-            )
+            cur = db.execute(sql, values)
             return self._insert_event(db, job_id, event, now) if cur.rowcount == 1 else None
 
-    def append_event(
-        self, job_id: str, event: dict[str, Any], now: float, *, key: str | None = None
-    ) -> StoredEvent:
-        """Store ``event`` as the job's next event (its ``seq`` is replaced by the job's); an event
-        whose ``key`` is stored already is not stored again (the stored one is returned)."""
+    def _appended(self, job_id: str, event: dict[str, Any], now: float, key: str | None) -> StoredEvent:
         with self._tx() as db:
             return self._insert_event(db, job_id, event, now, key)
 
