@@ -9,45 +9,44 @@ task cancelled) stops the run at its next step.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import threading
-from collections.abc import AsyncGenerator, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncGenerator, Callable, Iterator
+from typing import Any, ParamSpec, TypeVar
 
-from deepresearch.agent import EventSink, research_stream, result_of
+from deepresearch.agent import EventSink, research, research_stream, result_of
 from deepresearch.errors import DeepResearchError
 from deepresearch.events import Event
 from deepresearch.result import ResearchResult
 
-if TYPE_CHECKING:
-    from deepresearch.durable import Durability
-    from deepresearch.graph.review import PlanReviewer
-    from deepresearch.llm.base import ChatModel
-    from deepresearch.search.base import SearchBackend
-    from deepresearch.settings import Settings
-
 _END = object()
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
+def _arguments_of(blocking: Callable[P, object]) -> Callable[[Callable[..., T]], Callable[P, T]]:
+    """The decorated function takes ``blocking``'s arguments (for type checkers and for
+    :func:`inspect.signature`), so the asyncio API and the blocking one share one argument list."""
+
+    def take(fn: Callable[..., T]) -> Callable[P, T]:
+        returns = inspect.signature(fn).return_annotation
+        signature = inspect.signature(blocking).replace(return_annotation=returns)
+        fn.__signature__ = signature  # type: ignore[attr-defined]
+        return fn
+
+    return take
+
+
+@_arguments_of(research_stream)
 async def aresearch_stream(
-    question: str,
-    *,
-    settings: Settings | None = None,
-    model: ChatModel | None = None,
-    search: SearchBackend | None = None,
-    cancel: threading.Event | None = None,
-    durable: Durability | None = None,
-    review_plan: PlanReviewer | None = None,
-    **overrides: Any,
+    question: str, *, cancel: threading.Event | None = None, **arguments: Any
 ) -> AsyncGenerator[Event, None]:
     """The run's events as an async generator; the last is ``done`` or ``error``.
 
-    Bad input raises at the first ``__anext__`` (as ``research_stream`` raises when called).
-    ``review_plan`` is called from the worker thread."""
+    Bad input raises at the first ``__anext__`` (as ``research_stream``, whose arguments it takes,
+    raises when called). ``review_plan`` is called from the worker thread."""
     stop = cancel if cancel is not None else threading.Event()
-    events = research_stream(
-        question, settings=settings, model=model, search=search, cancel=stop, durable=durable,
-        review_plan=review_plan, **overrides,
-    )  # fmt: skip
+    events = research_stream(question, cancel=stop, **arguments)
     queue: asyncio.Queue[Any] = asyncio.Queue()
     _pump(events, queue, asyncio.get_running_loop(), stop)
     try:
@@ -59,22 +58,12 @@ async def aresearch_stream(
         stop.set()
 
 
-async def aresearch(
-    question: str,
-    *,
-    settings: Settings | None = None,
-    model: ChatModel | None = None,
-    search: SearchBackend | None = None,
-    on_event: EventSink | None = None,
-    review_plan: PlanReviewer | None = None,
-    **overrides: Any,
-) -> ResearchResult:
+@_arguments_of(research)
+async def aresearch(question: str, *, on_event: EventSink | None = None, **arguments: Any) -> ResearchResult:
     """Run a whole research without blocking the event loop and return its result; a failed run
-    raises as :func:`~deepresearch.agent.research` does. ``on_event`` sees every event."""
-    stream = aresearch_stream(
-        question, settings=settings, model=model, search=search, review_plan=review_plan, **overrides
-    )
-    async for item in stream:
+    raises as :func:`~deepresearch.agent.research` does, whose arguments it takes. ``on_event``
+    sees every event."""
+    async for item in aresearch_stream(question, **arguments):
         if (result := result_of(item, on_event)) is not None:
             return result
     raise DeepResearchError("the research stream ended without a result")
