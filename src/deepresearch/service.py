@@ -99,14 +99,19 @@ class RunGate:
 
 @dataclass
 class Service:
+    """What the HTTP app, the MCP server and a worker run jobs with: the settings, the parts passed
+    in (None: built from the settings per run), the options, and the :class:`Redactor` of the
+    settings' secrets."""
+
     settings: Settings
-    model: ChatModel | None
-    search: SearchBackend | None
-    options: ServerOptions
-    redactor: Redactor
+    model: ChatModel | None = None
+    search: SearchBackend | None = None
+    options: ServerOptions = field(default_factory=ServerOptions)
+    redactor: Redactor = field(init=False)
     gate: RunGate = field(init=False)
 
     def __post_init__(self) -> None:
+        self.redactor = Redactor(self.settings)
         running = self.options.max_direct_runs or self.settings.max_concurrent_jobs
         self.gate = RunGate(running, self.settings.max_queued_jobs)
 

@@ -26,7 +26,7 @@ from deepresearch.jobs.runner import JobRunner
 if TYPE_CHECKING:
     from deepresearch.llm.base import ChatModel
     from deepresearch.search.base import SearchBackend
-    from deepresearch.service import ServerOptions
+    from deepresearch.service import ServerOptions, Service
     from deepresearch.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -108,16 +108,10 @@ def warm_up() -> None:
         importlib.import_module(name)
 
 
-def build_runtime(
-    settings: Settings,
-    *,
-    model: ChatModel | None = None,
-    search: SearchBackend | None = None,
-    options: ServerOptions | None = None,
-) -> WorkerRuntime:
-    """Connect to Redis and PostgreSQL (migrating it) and register the job task on a Celery app."""
-    from deepresearch.service import Redactor, ServerOptions, Service
-
+def build_runtime(service: Service) -> WorkerRuntime:
+    """Connect to Redis and PostgreSQL (migrating it) and register the job task on a Celery app
+    that runs jobs with ``service``."""
+    settings = service.settings
     redis_url, database_url = require_urls(settings)
     pool = connection_pool(database_url, max_size=20)
     migrate(pool)
@@ -125,7 +119,6 @@ def build_runtime(
     store = PostgresJobStore(pool, owner=owner, lease_seconds=settings.job_lease_seconds)
     checkpointer = postgres_checkpointer(pool)
     bus = RedisBus(redis_url)
-    service = Service(settings, model, search, options or ServerOptions(), Redactor(settings))
     app = celery_app(redis_url)
     broker = Broker(app, bus)
     runtime: WorkerRuntime
@@ -159,7 +152,9 @@ def run_worker(
     """Run a worker in this process until it is stopped (SIGTERM: warm shutdown, jobs handed back)."""
     from celery import signals
 
-    runtime = build_runtime(settings, model=model, search=search, options=options)
+    from deepresearch.service import ServerOptions, Service
+
+    runtime = build_runtime(Service(settings, model, search, options or ServerOptions()))
     runtime.start()
     signals.worker_shutting_down.connect(lambda **_: runtime.shutdown(), weak=False)
     argv = [

@@ -41,7 +41,7 @@ from deepresearch.server.security import (
     install_cors,
     token_guard,
 )
-from deepresearch.service import Redactor, ServerOptions, Service
+from deepresearch.service import ServerOptions, Service
 from deepresearch.settings import Settings
 
 UNAUTHORIZED: dict[int | str, dict[str, Any]] = {
@@ -60,7 +60,7 @@ def create_app(
     jobs database at ``settings.jobs_db_path``)."""
     from deepresearch import __version__
 
-    service = Service(settings, model, search, options or ServerOptions(), Redactor(settings))
+    service = Service(settings, model, search, options or ServerOptions())
     manager = jobs_backend(service)
     app = FastAPI(
         title="deepresearch",

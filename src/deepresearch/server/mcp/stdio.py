@@ -17,9 +17,9 @@ def run_stdio(
     """Serve MCP on stdio until the client closes it."""
     from deepresearch.jobs.factory import jobs_backend
     from deepresearch.server.mcp.server import build_server
-    from deepresearch.service import Redactor, ServerOptions, Service
+    from deepresearch.service import Service
 
-    service = Service(settings, model, search, ServerOptions(), Redactor(settings))
+    service = Service(settings, model, search)
     manager = jobs_backend(service)
     manager.start()
     try:
