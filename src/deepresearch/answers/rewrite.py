@@ -16,6 +16,7 @@ Only the form moves; every word the user wrote is kept.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _TRUE_THAT = re.compile(
     r"^(?:is it (?:true|the case|correct)|would it be (?:true|correct)) that\s+(?P<subject>.+?)\s+"
@@ -23,7 +24,7 @@ _TRUE_THAT = re.compile(
     re.IGNORECASE,
 )
 _BOTH_FIRST = re.compile(
-    r"^(?P<verb>are|were|is|was)\s+both\s+(?P<a>[^,]+?)\s+and\s+(?P<b>[^,]+?)\s+(?P<rest>[a-z][^,]*)$",
+    r"^(?P<verb>(?i:are|were|is|was))\s+both\s+(?P<a>[^,]+?)\s+and\s+(?P<b>[^,]+?)\s+(?P<rest>[a-z][^,]*)$",
 )
 _OF_TWO = re.compile(
     r"^(?:of|between)\s+(?P<a>[^,]+?)\s+and\s+(?P<b>[^,]+?),\s*(?P<ask>(?:which|who|what)\b[^,]+)$",
@@ -45,47 +46,34 @@ def canonical_question(text: str) -> str:
     asked = text.strip()
     mark = "?" if asked.endswith("?") else ""
     body = asked.rstrip("? ").strip()
-    for rewrite in (_from_true_that, _from_both_first, _from_do_both, _from_of_two, _from_leading_clause):
-        changed = rewrite(body)
+    for pattern, form in _FORMS:
+        match = pattern.match(body)
+        changed = form(match) if match is not None else None
         if changed is not None:
             return changed + mark
     return text
 
 
-def _from_true_that(body: str) -> str | None:
-    match = _TRUE_THAT.match(body)
-    if match is None:
-        return None
-    verb = match["verb"].capitalize()
-    return f"{verb} {match['subject']} {match['rest']}"
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
-def _from_both_first(body: str) -> str | None:
-    match = _BOTH_FIRST.match(body[0].lower() + body[1:]) if body else None
-    if match is None or " and " in match["b"]:
+def _both_first(match: re.Match[str]) -> str | None:
+    if " and " in match["b"]:
         return None
     return f"{match['verb'].capitalize()} {match['a']} and {match['b']} both {match['rest']}"
 
 
-def _from_do_both(body: str) -> str | None:
-    match = _DO_BOTH_WORK_AS.match(body)
-    if match is None:
-        return None
+def _do_both(match: re.Match[str]) -> str:
     verb = "Are" if match["aux"].lower() == "do" else "Were"
     return f"{verb} {match['pair']} both {match['rest']}"
 
 
-def _from_of_two(body: str) -> str | None:
-    match = _OF_TWO.match(body)
-    if match is None:
-        return None
-    ask = match["ask"]
-    return f"{ask[0].upper()}{ask[1:]}, {match['a']} or {match['b']}"
-
-
-def _from_leading_clause(body: str) -> str | None:
-    match = _LEADING_CLAUSE.match(body)
-    if match is None:
-        return None
-    ask = match["ask"]
-    return f"{ask[0].upper()}{ask[1:]} {match['sub'].lower()} {match['clause']}"
+_FORMS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]], ...] = (
+    (_TRUE_THAT, lambda m: f"{m['verb'].capitalize()} {m['subject']} {m['rest']}"),
+    (_BOTH_FIRST, _both_first),
+    (_DO_BOTH_WORK_AS, _do_both),
+    (_OF_TWO, lambda m: f"{_capital(m['ask'])}, {m['a']} or {m['b']}"),
+    (_LEADING_CLAUSE, lambda m: f"{_capital(m['ask'])} {m['sub'].lower()} {m['clause']}"),
+)
+"""Each form's pattern and how its match is written in the plain form (None: not this form after all)."""
