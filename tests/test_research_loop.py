@@ -73,13 +73,33 @@ def test_the_judges_answer_carries_the_next_rounds_queries(settings: Settings) -
     assert "Round:" not in judged[1].prompt and "next_query" not in judged[1].prompt
 
 
-def test_one_round_when_evidence_is_enough(settings: Settings, local_search: LocalSearch) -> None:
+def test_evidence_enough_in_round_one_is_checked_by_one_more_round_then_the_run_stops(
+    settings: Settings, local_search: LocalSearch
+) -> None:
     model = ScriptedModel(
         {"plan": plan("Karel Purkyně died", "Prague astronomical clock built", "Prague city")}
     )
     result = research(QUESTION, settings=settings, model=model, search=local_search, relevance_threshold=10)
-    assert result.rounds == 1
+    assert result.rounds == 2 < settings.max_web_research_loops
+    assert [e.answered for e in result.evaluations] == [True, True]
     assert "queries" not in model.steps()
+
+
+def test_one_round_when_evidence_is_enough_and_one_round_is_the_minimum(
+    settings: Settings, local_search: LocalSearch
+) -> None:
+    model = ScriptedModel(
+        {"plan": plan("Karel Purkyně died", "Prague astronomical clock built", "Prague city")}
+    )
+    result = research(
+        QUESTION,
+        settings=settings,
+        model=model,
+        search=local_search,
+        relevance_threshold=10,
+        min_research_rounds=1,
+    )
+    assert result.rounds == 1
 
 
 def test_evidence_accumulates_and_queries_never_repeat(settings: Settings, local_search: LocalSearch) -> None:
@@ -520,7 +540,7 @@ def test_relevant_sources_that_do_not_answer_send_the_run_to_another_round(
     answered = research(
         QUESTION, settings=settings, model=ScriptedModel(), search=local_search, relevance_threshold=0
     )
-    assert answered.rounds == 1 and answered.evaluations[0].answered
+    assert answered.rounds == 2 and all(e.answered for e in answered.evaluations)
 
 
 def test_the_planning_status_shows_once_when_the_opening_call_is_sent(

@@ -52,8 +52,9 @@ def judge(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str, 
                 fallbacks.append(f"judge: {error}; kept the code-side relevance")
         answered = grounded.result().status != "abstained"
     evaluation = summarize_round(state["round"], judgements, ctx.settings.relevance_threshold)
+    early = state["round"] < ctx.settings.min_research_rounds
     evaluation = evaluation.model_copy(
-        update={"answered": answered, "enough": evaluation.enough and answered}
+        update={"answered": answered, "enough": evaluation.enough and answered and not early}
     )
     runtime.stream_writer(event("evaluation", step="judge", **evaluation.model_dump()))
     return {

@@ -29,7 +29,7 @@ from deepresearch.text import key_stems, key_terms, missing_terms, stems, term_s
 def requery(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
     ctx, started = runtime.context, time.perf_counter()
     next_round = state["round"] + 1
-    weak = weak_tasks(state, ctx.settings.relevance_threshold)
+    weak = weak_tasks(state, ctx.settings.relevance_threshold, ctx.settings.min_research_rounds)
     runtime.stream_writer(
         event(
             "status",
@@ -76,13 +76,16 @@ def second_hop_queries(question: str, sources: Sequence[Source]) -> list[str]:
     return queries
 
 
-def weak_tasks(state: ResearchState, threshold: float) -> list[tuple[TodoItem, TaskJudgement | None]]:
+def weak_tasks(
+    state: ResearchState, threshold: float, min_rounds: int = 1
+) -> list[tuple[TodoItem, TaskJudgement | None]]:
     """Tasks below the relevance threshold, skipped or unjudged; every task when the sources read
-    so far do not answer the question (relevant passages that answer nothing need another hop).
-    A task the person dropped at plan review is never researched again."""
+    so far do not answer the question (relevant passages that answer nothing need another hop) or
+    the run has done fewer than ``min_rounds`` (an answer found early is checked against the next
+    hop). A task the person dropped at plan review is never researched again."""
     evaluations = state.get("evaluations", [])
     latest = {j.task_id: j for j in evaluations[-1].tasks} if evaluations else {}
-    unanswered = bool(evaluations) and not evaluations[-1].answered
+    unanswered = bool(evaluations) and (not evaluations[-1].answered or evaluations[-1].round < min_rounds)
     weak = []
     for task in state["tasks"]:
         if task.skip_reason == DROPPED:
