@@ -6,10 +6,12 @@ by the job store's and the index's own tests (databases created at every older v
 
 from __future__ import annotations
 
+import multiprocessing
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -115,3 +117,33 @@ def test_a_refused_database_runs_no_migration_and_no_setup() -> None:
         migrate(schema, ["one"], what="db", fix="-", then=lambda: schema.calls.append("then"))
 
     assert schema.calls == ["lock", "version", "unlock"]
+
+
+def _open_at_once(path: str, start: Any, outcomes: Any) -> None:
+    from deepresearch.index.store import DocumentIndex
+    from deepresearch.jobs.store import JobStore
+
+    start.wait()
+    try:
+        JobStore(Path(path) / "jobs.sqlite").close()
+        DocumentIndex(Path(path) / "index.sqlite").close()
+        outcomes.put("opened")
+    except Exception as exc:  # noqa: BLE001 - the test reports what any process met
+        outcomes.put(f"{type(exc).__name__}: {exc}")
+
+
+@pytest.mark.parametrize("trial", range(3))
+def test_processes_opening_a_brand_new_database_at_once_all_open_it(tmp_path: Path, trial: int) -> None:
+    """A server and CLI commands started together on an empty home (before: "table jobs already
+    exists" in some of them, every time with six)."""
+    context = multiprocessing.get_context("fork")
+    start, outcomes = context.Barrier(6), context.Queue()
+    processes = [
+        context.Process(target=_open_at_once, args=(str(tmp_path), start, outcomes)) for _ in range(6)
+    ]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(60)
+    assert [outcomes.get(timeout=5) for _ in processes] == ["opened"] * 6
+    assert _version(tmp_path / "jobs.sqlite") > 0 and _version(tmp_path / "index.sqlite") > 0

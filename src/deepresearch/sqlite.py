@@ -6,11 +6,30 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 
 from deepresearch import migrations as migrations_runner
 from deepresearch.errors import DeepResearchError
+from deepresearch.retry import RetryPolicy
+
+WAL_SWITCH = RetryPolicy(max_retries=10, base_delay=0.01, max_delay=0.5)
+"""Attempts at the switch to WAL while another process holds the new file's lock (about 3 s)."""
+
+
+def use_wal(conn: sqlite3.Connection, policy: RetryPolicy = WAL_SWITCH) -> None:
+    """Put the database in WAL mode. SQLite answers "database is locked" at once, without its busy
+    wait, when another process is switching or migrating the same new file at that instant, so the
+    switch is tried again under ``policy``."""
+    for attempt in range(policy.max_retries + 1):
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == policy.max_retries:
+                raise
+            time.sleep(policy.backoff(attempt))
 
 
 def migrate(
@@ -27,21 +46,50 @@ def migrate(
 
 
 class SqliteSchema:
-    """The version in ``PRAGMA user_version``, set by the migration's own script; each migration is
-    one ``BEGIN`` … ``COMMIT`` script, and SQLite's own file lock keeps writers apart, so
-    :meth:`locked` adds none."""
+    """The version in ``PRAGMA user_version``. :meth:`locked` is one ``BEGIN IMMEDIATE``
+    transaction around reading the version and applying what is missing, so processes opening a
+    brand-new database at the same instant migrate it one after the other (each waits on SQLite's
+    write lock, then finds the version the first one recorded). Each migration is a savepoint in
+    it: a failed one is undone and the ones before it are kept."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
-    def locked(self) -> AbstractContextManager[object]:
-        return nullcontext()
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        finally:
+            self.conn.execute("COMMIT")
 
     def version(self) -> int:
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
 
     def apply(self, number: int, script: str) -> None:
-        self.conn.executescript(f"BEGIN;\n{script};\nPRAGMA user_version = {number};\nCOMMIT;")
+        self.conn.execute("SAVEPOINT migration")
+        try:
+            for statement in statements(script):
+                self.conn.execute(statement)
+            self.conn.execute(f"PRAGMA user_version = {number}")
+        except BaseException:
+            self.conn.execute("ROLLBACK TO migration")
+            raise
+        finally:
+            self.conn.execute("RELEASE migration")
+
+
+def statements(script: str) -> Iterator[str]:
+    """The statements of ``script`` one at a time (``executescript`` would commit the transaction
+    they must run in); :func:`sqlite3.complete_statement` tells where one ends, so a trigger's body
+    or a quoted ``;`` stays whole."""
+    pending = ""
+    for part in script.split(";"):
+        pending += part + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \t\r\n;"):
+                yield pending
+            pending = ""
 
 
 @contextmanager

@@ -48,7 +48,7 @@ from deepresearch.index.loaders import (
     unpacked_too_large,
 )
 from deepresearch.index.query import fts_query
-from deepresearch.sqlite import immediate, migrate
+from deepresearch.sqlite import immediate, migrate, use_wal
 
 Progress = Callable[[str], None]
 
@@ -441,7 +441,7 @@ def _open(path: Path | str) -> sqlite3.Connection:
         raise SearchError(f"cannot open the index at {path}: {exc}") from exc
     try:
         if not in_memory:
-            conn.execute("PRAGMA journal_mode=WAL")
+            use_wal(conn)
             conn.execute("PRAGMA synchronous=NORMAL")
         _migrate(conn)
     except sqlite3.Error as exc:

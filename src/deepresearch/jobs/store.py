@@ -26,7 +26,7 @@ from deepresearch.jobs.rows import (
     job_from_row,
     utc_now,
 )
-from deepresearch.sqlite import immediate
+from deepresearch.sqlite import immediate, use_wal
 from deepresearch.sqlite import migrate as apply_migrations
 
 MIGRATIONS: tuple[str, ...] = (
@@ -93,7 +93,7 @@ class JobStore(JobStoreLike):
         self._lock = threading.RLock()
         self._read_lock = threading.Lock()
         self._conn = _connect(path)
-        self._conn.execute("PRAGMA journal_mode=WAL")
+        use_wal(self._conn)
         migrate(self._conn)
         self._reader = _connect(path)
 
