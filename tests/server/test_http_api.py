@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from deepresearch import __version__
+from deepresearch.llm.testing import ScriptedModel
 from deepresearch.search.testing import StaticSearch
+from deepresearch.server import create_app
+from deepresearch.server.openapi import service_openapi
+from deepresearch.settings import Settings
 
 from .conftest import Serve
-from .helpers import TOPIC, read_events, wait_job
+from .helpers import TOPIC, read_events, static_search, wait_job
 
 TOKEN = "tok-0123456789abcdef"
 
@@ -215,3 +220,20 @@ def test_secrets_never_reach_responses(serve: Serve) -> None:
     assert "upstream rejected key" in events[-1].data["data"]["message"]
     everything = [m.data_lines[0] for m in events + job_events] + texts + [str(finished)]
     assert [t for t in everything if secret in t] == []
+
+
+def test_in_team_mode_every_operation_declares_the_503_of_an_outage(home: Path) -> None:
+    """Team mode answers 503 ``unavailable`` with Retry-After on any route while PostgreSQL or
+    Redis is down (tests/cluster/test_outages.py); the schema says so, and the single-process
+    service's does not."""
+    local = Settings.load({"deepresearch_home": home})
+    app = create_app(local, model=ScriptedModel(), search=static_search())
+    team = Settings.load({"deepresearch_home": home, "jobs_backend": "celery"})
+    for settings, declared in ((app.state.service.settings, False), (team, True)):
+        schema = service_openapi(app, settings, guarded=False)
+        tasks = schema["paths"]["/tasks"]["post"]["responses"]
+        assert ("503" in tasks) is declared
+        if declared:
+            assert tasks["503"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorBody")
+            assert "Retry-After" in tasks["503"]["headers"]
+            assert "Readiness" in str(schema["paths"]["/readyz"]["get"]["responses"]["503"])

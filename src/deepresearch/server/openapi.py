@@ -49,7 +49,7 @@ def service_openapi(app: FastAPI, settings: Settings, *, guarded: bool) -> dict[
         _describe_request(components[name], settings, overrides)
     for path, item in schema.get("paths", {}).items():
         for operation in item.values():
-            _correct_errors(operation, guarded=guarded)
+            _correct_errors(operation, guarded=guarded, team=settings.jobs_backend == "celery")
             if path == "/research/stream" and "parameters" in operation:
                 _describe_query(operation, settings, overrides)
             stream = operation["responses"].get("200", {}).get("content", {}).get("text/event-stream")
@@ -154,9 +154,10 @@ def _describe_query(operation: dict[str, Any], settings: Settings, overrides: di
             params.append({"name": name, "in": "query", "required": False, "schema": prop})
 
 
-def _correct_errors(operation: dict[str, Any], *, guarded: bool) -> None:
+def _correct_errors(operation: dict[str, Any], *, guarded: bool, team: bool = False) -> None:
     """Every error answer is an ErrorBody; add the errors the layers around a route send: 400
-    (a body that is no JSON) and 413 (over MAX_BODY_BYTES) for a body, 403 (the browser guard)."""
+    (a body that is no JSON) and 413 (over MAX_BODY_BYTES) for a body, 403 (the browser guard),
+    and in team mode 503 with Retry-After (the jobs database or the broker is down)."""
     responses: dict[str, Any] = operation["responses"]
     if "HTTPValidationError" in str(responses.get("422", {}).get("content")):
         responses["422"] = {"description": "Invalid parameters or body; `errors` names each problem."}
@@ -167,6 +168,12 @@ def _correct_errors(operation: dict[str, Any], *, guarded: bool) -> None:
         responses.setdefault(
             "403", {"description": "A browser request from another site or host (no API_TOKEN is set)."}
         )
+    if team and "503" not in responses:
+        responses["503"] = {
+            "description": "The jobs database or the broker cannot be reached now (code `unavailable`, "
+            "with Retry-After).",
+            "headers": {"Retry-After": {**RETRY_AFTER["Retry-After"], "required": False}},
+        }
     for status, response in responses.items():
         if status[0] in "45" and "content" not in response:
             response["content"] = ERROR
