@@ -557,3 +557,18 @@ def test_the_planning_status_shows_once_when_the_opening_call_is_sent(
     result = events[-1].data["result"]
     logged = (Path(result.run_dir) / "events.jsonl").read_text(encoding="utf-8")
     assert '"step":"plan"' in logged.replace(" ", "")
+
+
+def test_answer_min_confidence_turns_the_fitted_gate_on_for_the_whole_run(
+    settings: Settings, local_search: LocalSearch
+) -> None:
+    """ANSWER_MIN_CONFIDENCE=1 refuses every answer (no P(right) reaches 1) in the report and the
+    judge alike, so the run looks further; unset, the same run states its grounded answer."""
+    default = research(QUESTION, settings=settings, model=ScriptedModel(), search=local_search)
+    strict = research(
+        QUESTION, settings=settings, model=ScriptedModel(), search=local_search, answer_min_confidence=1.0
+    )
+    assert default.answer_status == "grounded" and default.answer.startswith("1410")
+    assert strict.answer_status == "abstained" and "do not say" in strict.answer
+    assert not any(e.answered for e in strict.evaluations)
+    assert strict.rounds == settings.max_web_research_loops

@@ -23,7 +23,7 @@ from deepresearch.answers.features import (
     score_candidates,
     supported,
 )
-from deepresearch.answers.learned import AnswerWeights, shipped_weights
+from deepresearch.answers.learned import AnswerWeights
 from deepresearch.answers.question import AnswerKind, QuestionFrame, frame_question
 from deepresearch.citations import Source
 from deepresearch.lexicon import INNER_NAME_WORD
@@ -74,12 +74,13 @@ def ground_answer(
     sources: Sequence[Source],
     *,
     chooser: Chooser | None = None,
-    weights: AnswerWeights | None | Literal["shipped"] = "shipped",
+    weights: AnswerWeights | None = None,
 ) -> GroundedAnswer:
     """The grounded answer to ``question`` from ``sources`` (see the module docstring).
-    ``weights`` are the fitted scorer and abstention (:mod:`deepresearch.answers.learned`): the
-    package's own by default, None for the hand-set scoring they replaced."""
-    fitted = shipped_weights() if weights == "shipped" else weights
+    ``weights`` are a fitted scorer and abstention (:mod:`deepresearch.answers.learned`, e.g.
+    :func:`~deepresearch.answers.learned.confidence_gate`); None (the default) is the hand-set
+    scoring and support gate."""
+    fitted = weights
     frame = frame_question(question)
     pool = sentence_pool(sources)
     ranked = rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes)
@@ -145,8 +146,9 @@ def _both_asks(frame: QuestionFrame, ranked: Sequence[Ranked]) -> GroundedAnswer
 
 
 def abstain(frame: QuestionFrame, support: float, confidence: float | None = None) -> GroundedAnswer:
+    rounded = None if confidence is None else round(confidence, 3)
     return GroundedAnswer(
-        abstention_text(frame.text), "abstained", frame.kind, support=round(support, 3), confidence=confidence
+        abstention_text(frame.text), "abstained", frame.kind, support=round(support, 3), confidence=rounded
     )
 
 
@@ -287,14 +289,16 @@ def _answer(
     )
 
 
-def check_answer(question: str, written: str, sources: Sequence[Source]) -> GroundedAnswer:
+def check_answer(
+    question: str, written: str, sources: Sequence[Source], weights: AnswerWeights | None = None
+) -> GroundedAnswer:
     """A server model's answer, checked by code against the sources: grounded (with the sentence
     that states it) when one sentence holds its names and numbers and most of its words,
     unverified otherwise; an answer saying the sources are silent is an abstention."""
     frame = frame_question(question)
     text = " ".join(CITATION_LIKE.sub(" ", written).split()).strip()
     if not text:
-        return ground_answer(question, sources)
+        return ground_answer(question, sources, weights=weights)
     if _UNKNOWN.search(text):
         return abstain(frame, 0.0)
     sentence = supporting_sentence(text, sources)

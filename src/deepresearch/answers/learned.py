@@ -16,10 +16,12 @@ import functools
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from deepresearch.errors import ConfigurationError
 
 WEIGHTS_FILE = "answer_weights.json"
 
@@ -90,8 +92,22 @@ def read_weights(path: Path) -> AnswerWeights:
 
 @functools.cache
 def shipped_weights() -> AnswerWeights | None:
-    """The weights shipped in the package, or None when none were fitted (hand-set scoring)."""
+    """The weights shipped in the package (``data/answer_weights.json``), or None without them."""
     file = resources.files("deepresearch") / "data" / WEIGHTS_FILE
     if not file.is_file():
         return None
     return AnswerWeights.from_json(json.loads(file.read_text(encoding="utf-8")))
+
+
+def confidence_gate(min_confidence: float | None) -> AnswerWeights | None:
+    """The shipped confidence model abstaining below ``min_confidence`` (P(right), 0..1), over the
+    hand-set ranking; None (the hand-set support gate) when ``min_confidence`` is None."""
+    if min_confidence is None:
+        return None
+    shipped = shipped_weights()
+    if shipped is None:
+        raise ConfigurationError(
+            f"ANSWER_MIN_CONFIDENCE needs the fitted weights data/{WEIGHTS_FILE}, which this install "
+            "lacks; reinstall deepresearch or unset ANSWER_MIN_CONFIDENCE"
+        )
+    return replace(shipped, candidate=None, threshold=min_confidence)

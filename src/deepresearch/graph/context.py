@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from deepresearch.answers.learned import AnswerWeights, confidence_gate
 from deepresearch.errors import ResearchCancelledError
 from deepresearch.llm.base import ChatModel
 from deepresearch.llm.factory import model_writes
@@ -39,10 +40,13 @@ class ResearchContext:
     opening: Future[Opening] | None = None
     plan_reviewer: Callable[[list[TodoItem]], Sequence[TodoItem]] | None = None
     task_slots: threading.BoundedSemaphore = field(init=False)
+    answer_weights: AnswerWeights | None = field(init=False)
+    """How the answer line abstains: the fitted confidence gate when ANSWER_MIN_CONFIDENCE is set."""
 
     def __post_init__(self) -> None:
         # LangGraph's own max_concurrency also counts its stream reader: at 1 it deadlocks.
         self.task_slots = threading.BoundedSemaphore(self.settings.task_concurrency)
+        self.answer_weights = confidence_gate(self.settings.answer_min_confidence)
 
     def take_opening(self) -> Opening | None:
         """The opening call sent before the graph ran (its result or its error), once; then None."""

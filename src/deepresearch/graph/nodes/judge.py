@@ -44,7 +44,7 @@ def judge(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str, 
     judgements = [code_judgement(state["question"], t, sources) for t in tasks]
     fallbacks: list[str] = []
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="deepresearch-ground") as pool:
-        grounded = pool.submit(ground_answer, state["question"], sources)
+        grounded = pool.submit(ground_answer, state["question"], sources, weights=ctx.answer_weights)
         if ctx.use_model_judge:
             model_view, error = _model_judgements(state, runtime)
             judgements = [_blend(j, model_view.get(j.task_id)) for j in judgements]

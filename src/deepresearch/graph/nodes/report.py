@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 
 from deepresearch.answers.choose import model_chooser
 from deepresearch.answers.ground import Chooser, GroundedAnswer, check_answer, ground_answer
+from deepresearch.answers.learned import AnswerWeights
 from deepresearch.citations import Source, cited_ids
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
@@ -35,9 +36,10 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
     if ctx.model_writes_prose:
         draft, error = _model_draft(state, ctx)
         fallbacks = [] if draft else [f"report: {error}; wrote the report from the evidence alone"]
-        answer = _checked_answer(state["question"], draft.answer if draft else "", sources)
+        written = draft.answer if draft else ""
+        answer = _checked_answer(state["question"], written, sources, ctx.answer_weights)
     else:
-        answer = ground_answer(state["question"], sources, chooser=_chooser(ctx))
+        answer = ground_answer(state["question"], sources, chooser=_chooser(ctx), weights=ctx.answer_weights)
     notices = [*state.get("fallbacks", []), *fallbacks, *state.get("notices", [])]
     report = render_report(
         ReportInput(
@@ -86,14 +88,16 @@ def _model_draft(state: ResearchState, ctx: ResearchContext) -> tuple[ReportDraf
     return (result.value.cleaned() if result.value else None), result.error
 
 
-def _checked_answer(question: str, written: str, sources: list[Source]) -> GroundedAnswer:
+def _checked_answer(
+    question: str, written: str, sources: list[Source], weights: AnswerWeights | None = None
+) -> GroundedAnswer:
     """The model's answer where a sentence read states it; else code's grounded answer, when code
     finds one (measured on a real server model: Qwen2.5-0.5B wrote an unverified '1851' where a cited
     sentence said 1410); else the model's, marked unverified."""
-    checked = check_answer(question, written, sources)
+    checked = check_answer(question, written, sources, weights)
     if checked.status != "unverified":
         return checked
-    grounded = ground_answer(question, sources)
+    grounded = ground_answer(question, sources, weights=weights)
     return grounded if grounded.status != "abstained" else checked
 
 
