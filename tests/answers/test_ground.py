@@ -12,10 +12,7 @@ from deepresearch.answers.evidence import names_whole
 from deepresearch.answers.ground import check_answer, ground_answer
 from deepresearch.citations import Source
 
-
-def src(sid: int, title: str, text: str) -> Source:
-    return Source(id=sid, url=f"doc://{sid}", title=title, content=text)
-
+from .sources import src
 
 TWO_HOP = "When was the stone bridge built in the town where Edda Lindqvist died?"
 WEAVER = src(
@@ -459,17 +456,15 @@ def test_a_date_question_answers_when_the_thing_was_made_not_first_mentioned() -
 def test_who_did_it_is_the_agent_of_the_passive_sentence() -> None:
     """ "Who designed/formed …?" is answered by the "by …" agent of that verb, not by another
     name of the sentence (a style, a district)."""
-    hall = Source(
-        id=1,
-        url="doc://1",
-        title="Harrow Hall",
-        content="Harrow Hall is a six-story Gothic Revival building designed by Ada Lund located in Leeds.",
+    hall = src(
+        1,
+        "Harrow Hall",
+        "Harrow Hall is a six-story Gothic Revival building designed by Ada Lund located in Leeds.",
     )
-    band = Source(
-        id=2,
-        url="doc://2",
-        title="The Larks",
-        content="The Larks are an English folk band formed in Hull, East Yorkshire, in 1971 by singer and "
+    band = src(
+        2,
+        "The Larks",
+        "The Larks are an English folk band formed in Hull, East Yorkshire, in 1971 by singer and "
         "fiddler Tom Crane.",
     )
     assert ground_answer("Who designed Harrow Hall?", [hall, band]).text == "Ada Lund"
@@ -478,11 +473,10 @@ def test_who_did_it_is_the_agent_of_the_passive_sentence() -> None:
 
 def test_a_sentence_opening_with_she_answers_with_its_passage_subject() -> None:
     """ "She was the second wife of Ned Hale" in the passage about Mae Orr: "she" is Mae Orr."""
-    wife = Source(
-        id=1,
-        url="doc://1",
-        title="Mae Orr",
-        content="Mae Orr (1898–1971) was an American jazz pianist. She was the second wife of Ned Hale, "
+    wife = src(
+        1,
+        "Mae Orr",
+        "Mae Orr (1898–1971) was an American jazz pianist. She was the second wife of Ned Hale, "
         "with whom she recorded in the 1920s.",
     )
     got = ground_answer("Who was the second wife of Ned Hale?", [wife])
@@ -490,33 +484,25 @@ def test_a_sentence_opening_with_she_answers_with_its_passage_subject() -> None:
 
 
 def test_a_yes_no_question_on_one_subject_is_yes_only_when_a_sentence_says_so() -> None:
-    town = Source(
-        id=1,
-        url="doc://1",
-        title="Lindau",
-        content="Lindau is a municipality in the district of Emmen in the canton of Bern in Switzerland.",
+    town = src(
+        1, "Lindau", "Lindau is a municipality in the district of Emmen in the canton of Bern in Switzerland."
     )
     assert ground_answer("Is Lindau in the canton of Bern?", [town]).text == "yes"
     assert ground_answer("Is Lindau in the canton of Zurich?", [town]).status == "abstained"
 
 
 def test_did_a_happen_before_b_compares_their_dates() -> None:
-    first = Source(
-        id=1, url="doc://1", title="Kestria", content="Kestria adopted the euro on 1 January 2001."
-    )
-    later = Source(
-        id=2, url="doc://2", title="Varnland", content="Varnland adopted the euro on 1 January 2011."
-    )
+    first = src(1, "Kestria", "Kestria adopted the euro on 1 January 2001.")
+    later = src(2, "Varnland", "Varnland adopted the euro on 1 January 2011.")
     assert ground_answer("Did Kestria adopt the euro before Varnland did?", [first, later]).text == "yes"
     assert ground_answer("Did Varnland adopt the euro before Kestria?", [first, later]).text == "no"
 
 
 def test_initials_stay_with_the_name() -> None:
-    society = Source(
-        id=1,
-        url="doc://1",
-        title="Lune Review",
-        content="The Lune Review has been published since 1931 by the Lune Society, a club founded by "
+    society = src(
+        1,
+        "Lune Review",
+        "The Lune Review has been published since 1931 by the Lune Society, a club founded by "
         "E. W. Hale in 1920.",
     )
     assert (
@@ -526,22 +512,12 @@ def test_initials_stay_with_the_name() -> None:
 
 def test_a_measure_is_answered_only_with_its_unit() -> None:
     """ "How tall is the tower?" is not answered by a bare number of another kind."""
-    tower = Source(
-        id=1,
-        url="doc://1",
-        title="Carrow Tower",
-        content="Carrow Tower has 35 bells. The tower was completed in 1870.",
-    )
-    tall = Source(id=2, url="doc://2", title="Carrow Tower", content="Carrow Tower is 96 metres tall.")
+    tower = src(1, "Carrow Tower", "Carrow Tower has 35 bells. The tower was completed in 1870.")
+    tall = src(2, "Carrow Tower", "Carrow Tower is 96 metres tall.")
     assert ground_answer("How tall is Carrow Tower?", [tower]).status == "abstained"
     assert ground_answer("How tall is Carrow Tower?", [tower, tall]).text == "96 metres"
 
 
 def test_a_country_is_no_person() -> None:
-    envoy = Source(
-        id=1,
-        url="doc://1",
-        title="Ivo Lenk",
-        content="Ivo Lenk was married in North Korea in 1950 to the painter Mira Solberg.",
-    )
+    envoy = src(1, "Ivo Lenk", "Ivo Lenk was married in North Korea in 1950 to the painter Mira Solberg.")
     assert ground_answer("Who was Ivo Lenk married to?", [envoy]).text == "Mira Solberg"

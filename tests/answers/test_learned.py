@@ -10,21 +10,16 @@ import pytest
 
 from deepresearch.answers.ground import abstention_text, ground_answer
 from deepresearch.answers.learned import AnswerWeights, Linear, confidence_gate, read_weights, shipped_weights
-from deepresearch.citations import Source
+
+from .sources import src
 
 PASSAGES = [
-    Source(
-        id=1,
-        url="doc://1",
-        title="Harbour Lantern",
-        content="Harbour Lantern is a 1961 drama film directed by Odile Marchetti. It was shot in Brest.",
+    src(
+        1,
+        "Harbour Lantern",
+        "Harbour Lantern is a 1961 drama film directed by Odile Marchetti. It was shot in Brest.",
     ),
-    Source(
-        id=2,
-        url="doc://2",
-        title="Odile Marchetti",
-        content="Odile Marchetti (1920–1999) was a French film director born in Lyon.",
-    ),
+    src(2, "Odile Marchetti", "Odile Marchetti (1920–1999) was a French film director born in Lyon."),
 ]
 QUESTION = "Who directed the film Harbour Lantern?"
 

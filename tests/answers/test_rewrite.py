@@ -8,29 +8,26 @@ import pytest
 from deepresearch.answers.ground import ground_answer
 from deepresearch.answers.question import frame_question, is_person_noun
 from deepresearch.answers.rewrite import canonical_question
-from deepresearch.citations import Source
+
+from .sources import src
 
 PAINTERS = [
-    Source(id=1, url="doc://1", title="Ines Moreno", content="Ines Moreno (born 1950) is a Chilean painter."),
-    Source(
-        id=2, url="doc://2", title="Tomas Ruiz", content="Tomas Ruiz (1931–2001) was an Argentine painter."
-    ),
+    src(1, "Ines Moreno", "Ines Moreno (born 1950) is a Chilean painter."),
+    src(2, "Tomas Ruiz", "Tomas Ruiz (1931–2001) was an Argentine painter."),
 ]
 DINER = [
-    Source(
-        id=3,
-        url="doc://3",
-        title="Copper Kettle",
-        content="Copper Kettle is a chain of diners. It was founded in 1958 by brothers Dan and Frank "
+    src(
+        3,
+        "Copper Kettle",
+        "Copper Kettle is a chain of diners. It was founded in 1958 by brothers Dan and Frank "
         "Hollis in Wichita, Kansas.",
     )
 ]
 MILL = [
-    Source(
-        id=4,
-        url="doc://4",
-        title="Harrow Mill",
-        content="Harrow Mill is a watermill on the Lune. In 1895, the year the lake froze over, the mill "
+    src(
+        4,
+        "Harrow Mill",
+        "Harrow Mill is a watermill on the Lune. In 1895, the year the lake froze over, the mill "
         "was owned by Edwin Marsh.",
     )
 ]
@@ -100,11 +97,10 @@ def test_a_word_that_only_qualifies_the_noun_asked_about_need_not_be_in_the_evid
 
 def test_the_place_noun_asked_about_need_not_be_in_the_evidence() -> None:
     """ "Which Welsh town …": the answer sentence calls it a municipality, or nothing at all."""
-    town = Source(
-        id=5,
-        url="doc://5",
-        title="Llanfor",
-        content="Llanfor is a municipality in the county of Gwynedd, Wales. It is mostly known as the "
+    town = src(
+        5,
+        "Llanfor",
+        "Llanfor is a municipality in the county of Gwynedd, Wales. It is mostly known as the "
         "maker of the Welsh harp clock.",
     )
     got = ground_answer("Which Welsh town is known for making the Welsh harp clock?", [town])
