@@ -5,10 +5,10 @@ The honest default for tiny models (measured: their free summaries are generic o
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from deepresearch.citations import Source
+from deepresearch.lexicon import OPENING_PRONOUNS, opening
 from deepresearch.text import key_stems, key_terms, rank_by_terms, sentences
 
 
@@ -44,12 +44,15 @@ def cut_at_word(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:") + "…"
 
 
+_OPENING_PRONOUN = opening(OPENING_PRONOUNS)
+
+
 def with_subject(sentence: str, title: str) -> str:
     """``sentence`` prefixed with its passage's title when it does not name it: quoted out of its
     passage, "The company was founded in 1961" must still say which company, and "She was the
     second wife of Ned Hale" who she is, though it shares a name with her title."""
     named = set(key_stems(title)) & set(key_stems(sentence))
-    pronoun = re.match(r"(?:She|He|It|They)\b", sentence) is not None and title not in sentence
+    pronoun = _OPENING_PRONOUN.match(sentence) is not None and title not in sentence
     return sentence if (named and not pronoun) or not title.strip() else f"{title}: {sentence}"
 
 

@@ -117,3 +117,16 @@ NOT_AGENT_NOUNS = _words(
     container answer manner banner trigger chamber business address fortress"""
 )
 """Singular nouns with an agent ending (:data:`AGENT_ENDINGS`) that name things, not people."""
+
+PERSON_PRONOUNS = ("She", "He")
+"""Sentence-opening pronouns that stand for a person passage's subject."""
+SUBJECT_PRONOUNS = (*PERSON_PRONOUNS, "It")
+"""Sentence-opening pronouns that stand for the passage's subject, a person's or a place's."""
+OPENING_PRONOUNS = (*SUBJECT_PRONOUNS, "They")
+"""Sentence-opening pronouns that leave a quoted sentence without its subject: quoted alone it must
+say whom it is about."""
+
+
+def opening(words: tuple[str, ...]) -> re.Pattern[str]:
+    """A pattern matching a text that opens with one of ``words`` as a whole word."""
+    return re.compile(rf"^(?:{'|'.join(words)})\b")

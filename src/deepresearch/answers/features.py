@@ -23,7 +23,7 @@ from deepresearch.answers.evidence import Ranked, Sentence
 from deepresearch.answers.gazetteer import COUNTRIES, US_STATES, in_class
 from deepresearch.answers.learned import Linear
 from deepresearch.answers.question import AnswerKind, QuestionFrame
-from deepresearch.lexicon import CONNECTORS, NATIONALITIES
+from deepresearch.lexicon import CONNECTORS, NATIONALITIES, PERSON_PRONOUNS, SUBJECT_PRONOUNS, opening
 from deepresearch.text import key_stems
 
 PROXIMITY_WEIGHT = 0.6
@@ -253,8 +253,8 @@ def _spans(evidence: Sentence, frame: QuestionFrame, question: set[str]) -> Iter
                 yield cand + tail.group(1)
 
 
-_PRONOUN = re.compile(r"^(?:She|He|It)\b")
-_PERSONAL = re.compile(r"^(?:She|He)\b")
+_PRONOUN = opening(SUBJECT_PRONOUNS)
+_PERSONAL = opening(PERSON_PRONOUNS)
 
 
 def pronoun_subject(sentence: Sentence, kind: AnswerKind) -> str | None:
