@@ -27,7 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -105,7 +105,8 @@ def load_rows() -> list[Row]:
 
 def _ranked(row: Row, top: int):  # type: ignore[no-untyped-def]
     frame = row.frame
-    return frame, rank_sentences(frame.terms, sentence_pool(row.sources), frame.names, frame.text)[:top]
+    pool = sentence_pool(row.sources)
+    return frame, rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes)[:top]
 
 
 def _open(frame: QuestionFrame) -> bool:
@@ -203,8 +204,9 @@ def grounded(weights: AnswerWeights | None) -> Callable[[Row], tuple[str, bool, 
 
 
 def curve(rows: Sequence[Row], weights: AnswerWeights) -> list[tuple[float, float, float]]:
-    """(threshold, coverage, precision) over thresholds, on ``rows``."""
-    loose = AnswerWeights(weights.candidate, weights.confidence, 0.0, weights.top_sentences)
+    """(threshold, coverage, precision) over thresholds, on ``rows`` (behind the support gate too
+    when ``weights.with_support``)."""
+    loose = replace(weights, threshold=0.0)
     marks = [m for m in outcomes(rows, grounded(loose))]
     points = []
     for t in [i / 20 for i in range(20)]:
@@ -216,8 +218,9 @@ def curve(rows: Sequence[Row], weights: AnswerWeights) -> list[tuple[float, floa
 
 def hold_threshold(rows: Sequence[Row], weights: AnswerWeights) -> float:
     """The highest threshold whose answer_match on ``rows`` is not below the hand-set scoring's:
-    the gate buys precision without giving up right answers (on dev)."""
-    loose = AnswerWeights(weights.candidate, weights.confidence, 0.0, weights.top_sentences)
+    the gate buys precision without giving up right answers (on dev). With
+    ``weights.with_support`` it is the floor of the default gate (support, then confidence)."""
+    loose = replace(weights, threshold=0.0)
     marks = outcomes(rows, grounded(loose))
     hand_set = sum(m[1] for m in outcomes(rows, grounded(None)))
     held = [t for t in (i / 20 for i in range(20)) if sum(m[1] and m[2] >= t for m in marks) >= hand_set]
@@ -274,23 +277,28 @@ def main() -> None:
     if args.target is not None:
         threshold = choose_threshold(gold_dev, weights, args.target)
     weights = AnswerWeights(scorer, confidence, threshold, args.top)
+    floor = hold_threshold(gold_dev, replace(weights, with_support=True)) if scorer is None else None
+    default = replace(weights, threshold=floor or 0.0, with_support=True)
     results: dict[str, dict[str, dict[str, float]]] = {}
     for half in ("dev", "test"):
         for origin, part in (("agent", rows), ("context", contexts)):
             chosen = [r for r in part if r.half == half]
             print(f"{half} half, {origin} sources ({sum(r.gold_read for r in chosen)} questions):")
             results[f"{half}/{origin}"] = {
-                "hand_set": report("hand-set", chosen, None),
-                "fitted": report("fitted", chosen, weights),
+                "hand_set": report("support gate", chosen, None),
+                "default": report(f"support gate + confidence >= {floor}", chosen, default),
+                "fitted": report(f"confidence >= {threshold}", chosen, weights),
             }
-    print(f"threshold {threshold}; test precision/coverage curve (agent sources):")
-    for t, cov, prec in curve([r for r in rows if r.half == "test" and r.gold_read], weights):
-        print(f"  t={t:.2f} coverage={cov:.3f} precision={prec:.3f}")
+    test = [r for r in rows if r.half == "test" and r.gold_read]
+    for name, gate in (("confidence alone", weights), ("behind the support gate", default)):
+        print(f"test precision/coverage curve (agent sources), {name}:")
+        for t, cov, prec in curve(test, gate):
+            print(f"  t={t:.2f} coverage={cov:.3f} precision={prec:.3f}")
     if args.write or args.out:
         meta: dict[str, object] = {"fitted_by": "python evals/fit_answers.py --write", "l2": args.l2}
         meta["results"] = results
         meta["dev_questions"] = len(dev)
-        final = AnswerWeights(scorer, confidence, threshold, args.top, meta)
+        final = AnswerWeights(scorer, confidence, threshold, args.top, meta, floor)
         path = args.out or WEIGHTS
         path.write_text(json.dumps(final.to_json(), indent=1) + "\n", encoding="utf-8")
         print(f"wrote {path}")

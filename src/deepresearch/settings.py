@@ -141,8 +141,9 @@ class Settings(BaseSettings):
     `model`."""
     answer_min_confidence: float | None = Field(None, ge=0, le=1, json_schema_extra=_RESEARCH)
     """State the answer only when the fitted P(right) is at least this (0-1), else say the sources do not
-    say; unset: the hand-set support gate. Measured end to end on the held-out half: 0.4 answers 43 % of the
-    questions and is right on 67 % of those (unset: 69 % and 56 %); the curve is in docs/BENCHMARKS.md."""
+    say; unset: the hand-set support gate, then the fitted P(right) at the floor fitted on dev (0.1). Measured
+    end to end on the held-out half: unset answers 65 % of the questions and is right on 59 % of those; 0.2
+    answers 64 % at 60 %; the curve is in docs/BENCHMARKS.md."""
     answer_chooser: Literal["code", "model"] = Field("code", json_schema_extra=_RESEARCH)
     """Who picks the embedded model's answer among code's candidates: `code` or `model` (under a grammar that
     allows only them)."""

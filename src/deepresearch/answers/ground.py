@@ -78,8 +78,8 @@ def ground_answer(
 ) -> GroundedAnswer:
     """The grounded answer to ``question`` from ``sources`` (see the module docstring).
     ``weights`` are a fitted scorer and abstention (:mod:`deepresearch.answers.learned`, e.g.
-    :func:`~deepresearch.answers.learned.confidence_gate`); None (the default) is the hand-set
-    scoring and support gate."""
+    :func:`~deepresearch.answers.learned.confidence_gate`; with ``with_support`` the confidence
+    is checked after the support gate); None is the hand-set scoring and support gate alone."""
     fitted = weights
     frame = frame_question(question)
     pool = sentence_pool(sources)
@@ -90,24 +90,30 @@ def ground_answer(
         return _open_yes_no(frame, ranked)
     if not ranked:
         return abstain(frame, 0.0)
-    if fitted is None and not supported(frame, ranked[0]):
+    gated = fitted is None or fitted.with_support
+    if gated and not supported(frame, ranked[0]):
         return abstain(frame, ranked[0].coverage)
     both = _both_asks(frame, ranked) if frame.also is not None else None
     if both is not None:
         return both
-    if fitted is not None:
+    if fitted is not None and not fitted.with_support:
         return _fitted_answer(frame, ranked, fitted, chooser)
     scored = score_candidates(frame, ranked[:TOP_SENTENCES])
     if not scored:
         return _sentence_answer(frame, ranked[0])
+    confidence = None
+    if fitted is not None:
+        confidence = fitted.confidence.probability(confidence_features(frame, scored, hand_set=True))
+        if confidence < fitted.threshold:
+            return abstain(frame, scored[0][2].coverage, confidence)
     names = tuple(c for c, _, _ in scored[:MAX_CANDIDATES])
     pick, chosen_by = _choose(frame, scored, ranked, chooser)
     text, evidence = next((c, r) for c, _, r in scored if c == pick)
     if not supported(frame, evidence) and chosen_by == "model":
         (text, _, evidence), chosen_by = scored[0], "code"
     if not supported(frame, evidence):
-        return abstain(frame, evidence.coverage)
-    return _answer(frame, text, evidence, "grounded", names, chosen_by)
+        return abstain(frame, evidence.coverage, confidence)
+    return _answer(frame, text, evidence, "grounded", names, chosen_by, confidence)
 
 
 def _sentence_answer(frame: QuestionFrame, best: Ranked) -> GroundedAnswer:
