@@ -51,7 +51,7 @@ CANDIDATE_FEATURES = (
     "acronym_asked", "place_cue",
 )  # fmt: skip
 CONFIDENCE_FEATURES = (
-    "score", "margin", "coverage", "names", "supported", "candidates", "via",
+    "score", "margin", "coverage", "names", "names_sentence", "supported", "candidates", "via",
     "kind_person", "kind_place", "kind_date", "kind_number", "kind_entity",
 )  # fmt: skip
 

@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from deepresearch.answers.evidence import rank_sentences, sentence_pool
+from deepresearch.answers.features import confidence_features, score_candidates
 from deepresearch.answers.ground import abstention_text, ground_answer
 from deepresearch.answers.learned import AnswerWeights, Linear, confidence_gate, read_weights, shipped_weights
+from deepresearch.answers.question import frame_question
 
 from .sources import src
 
@@ -112,3 +115,20 @@ def test_weights_round_trip_through_json(tmp_path: Path) -> None:
 )
 def test_an_abstention_speaks_the_question_language(question: str, expected: str) -> None:
     assert abstention_text(question).startswith(expected)
+
+
+def test_the_confidence_weighs_whether_the_answer_sentence_itself_names_the_question() -> None:
+    """A candidate reached through a bridge sentence has the question's names in its chain but
+    not in its own sentence; one stated beside the names has both (the fitted confidence weighs
+    the two apart)."""
+    question = "In which city was the director of Harbour Lantern born?"
+    frame = frame_question(question)
+    ranked = rank_sentences(frame.terms, sentence_pool(PASSAGES), frame.names, frame.text)
+    scored = score_candidates(frame, ranked[:8])
+    assert scored[0][0] == "Lyon"
+    bridged = confidence_features(frame, scored, hand_set=True)
+    assert bridged["via"] == 1.0 and bridged["names"] == 1.0 and bridged["names_sentence"] == 0.0
+    direct = frame_question(QUESTION)
+    ranked = rank_sentences(direct.terms, sentence_pool(PASSAGES), direct.names, direct.text)
+    stated = confidence_features(direct, score_candidates(direct, ranked[:8]), hand_set=True)
+    assert stated["names_sentence"] == 1.0

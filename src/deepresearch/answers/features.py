@@ -78,7 +78,8 @@ def confidence_features(
 ) -> dict[str, float]:
     """What the confidence model weighs: the best candidate's score (log-odds, or the log of a
     ``hand_set`` score), its margin over the next, how much of the question (and of its names)
-    its evidence chain covers, how many candidates compete, and the kind of answer asked for."""
+    its evidence chain covers, how many of the names its own sentence holds, how many candidates
+    compete, and the kind of answer asked for."""
     scores = [math.log(max(s, 1e-3)) if hand_set else s for _, s, _ in scored[:2]]
     evidence = scored[0][2]
     score = scores[0]
@@ -88,6 +89,7 @@ def confidence_features(
         "margin": min(margin, 4.0),
         "coverage": evidence.coverage,
         "names": _names_share(frame, evidence),
+        "names_sentence": _names_share(frame, evidence, chain=False),
         "supported": float(supported(frame, evidence)),
         "candidates": math.log(len(scored)),
         "via": float(evidence.via is not None),
@@ -228,8 +230,12 @@ def _occurrence(
     return Occurrence(cand, evidence, rank, hand_set, features)
 
 
-def _names_share(frame: QuestionFrame, evidence: Ranked) -> float:
-    return len(frame.names & evidence.chain_terms) / len(frame.names) if frame.names else 1.0
+def _names_share(frame: QuestionFrame, evidence: Ranked, chain: bool = True) -> float:
+    """The share of the question's names in the evidence chain (or its own sentence alone)."""
+    if not frame.names:
+        return 1.0
+    terms = evidence.chain_terms if chain else evidence.sentence.all_terms
+    return len(frame.names & terms) / len(frame.names)
 
 
 def _spans(evidence: Sentence, frame: QuestionFrame, question: set[str]) -> Iterator[str]:
