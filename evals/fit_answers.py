@@ -16,9 +16,12 @@ rows are fitted on. Two logistic regressions, fitted with a few lines of numpy:
 An answer is stated when the confidence is at least the threshold: by default the highest whose
 dev answer_match (agent and context rows) is not below the hand-set scoring's, so the gate trades
 no right answers for its precision on dev; ``--threshold`` sets it, ``--target`` picks the lowest
-whose dev precision when answering reaches that.
-It prints, for dev and test beside the hand-set scoring: answer_match, precision when answering,
-abstention with the gold passages dropped, and the test half's precision/coverage curve.
+whose dev precision when answering reaches that. The default gate of the answer line (the
+hand-set support gate, then the confidence) abstains below ``floor``, chosen by the same rule over
+that gate.
+It prints, for dev and test beside the support gate alone: answer_match, precision when answering,
+abstention with the gold passages dropped, and the test half's precision/coverage curves (the
+confidence alone, and behind the support gate).
 ``--write`` stores the weights in ``src/deepresearch/data/answer_weights.json``.
 """
 
