@@ -24,6 +24,7 @@ from pathlib import Path
 
 from deepresearch.agent import research
 from deepresearch.answers.ground import ground_answer
+from deepresearch.answers.learned import confidence_gate
 from deepresearch.citations import Source
 from deepresearch.evaluation.dataset import load_questions
 from deepresearch.evaluation.runner import without_gold
@@ -87,6 +88,7 @@ def score(args: argparse.Namespace) -> None:
     else:
         rows = [json.loads(line) for line in _cache(args.drop_gold).open()]
     chooser = _model_chooser() if args.model else None
+    gate = confidence_gate(None)  # the agent's default gate: support, then the fitted floor
     marks: dict[str, list[float]] = {
         "answer_match": [],
         "em": [],
@@ -97,7 +99,7 @@ def score(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     for row in rows:
         sources = [Source(**{"url": f"doc://{s.get('doc_id')}", **s}) for s in row["sources"]]
-        got = ground_answer(row["question"], sources, chooser=chooser)
+        got = ground_answer(row["question"], sources, chooser=chooser, weights=gate)
         text = "" if got.status == "abstained" else got.text
         marks["answer_match"].append(answer_match(text, row["answers"]))
         marks["em"].append(exact_match(text, row["answers"]))
