@@ -80,7 +80,6 @@ def ground_answer(
     ``weights`` are a fitted scorer and abstention (:mod:`deepresearch.answers.learned`, e.g.
     :func:`~deepresearch.answers.learned.confidence_gate`; with ``with_support`` the confidence
     is checked after the support gate); None is the hand-set scoring and support gate alone."""
-    fitted = weights
     frame = frame_question(question)
     pool = sentence_pool(sources)
     ranked = rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes)
@@ -90,21 +89,21 @@ def ground_answer(
         return _open_yes_no(frame, ranked)
     if not ranked:
         return abstain(frame, 0.0)
-    gated = fitted is None or fitted.with_support
+    gated = weights is None or weights.with_support
     if gated and not supported(frame, ranked[0]):
         return abstain(frame, ranked[0].coverage)
     both = _both_asks(frame, ranked) if frame.also is not None else None
     if both is not None:
         return both
-    if fitted is not None and not fitted.with_support:
-        return _fitted_answer(frame, ranked, fitted, chooser)
+    if weights is not None and not weights.with_support:
+        return _fitted_answer(frame, ranked, weights, chooser)
     scored = score_candidates(frame, ranked[:TOP_SENTENCES])
     if not scored:
         return _sentence_answer(frame, ranked[0])
     confidence = None
-    if fitted is not None:
-        confidence = fitted.confidence.probability(confidence_features(frame, scored, hand_set=True))
-        if confidence < fitted.threshold:
+    if weights is not None:
+        confidence = _confidence(frame, scored, weights, hand_set=True)
+        if confidence < weights.threshold:
             return abstain(frame, scored[0][2].coverage, confidence)
     names = tuple(c for c, _, _ in scored[:MAX_CANDIDATES])
     pick, chosen_by = _choose(frame, scored, ranked, chooser)
@@ -131,13 +130,21 @@ def _fitted_answer(
     scored = score_candidates(frame, ranked[: fitted.top_sentences], fitted.candidate)
     if not scored:
         return _sentence_answer(frame, ranked[0])
-    confidence = fitted.confidence.probability(confidence_features(frame, scored, fitted.candidate is None))
+    confidence = _confidence(frame, scored, fitted, hand_set=fitted.candidate is None)
     if confidence < fitted.threshold:
         return abstain(frame, scored[0][2].coverage, confidence)
     names = tuple(c for c, _, _ in scored[:MAX_CANDIDATES])
     pick, chosen_by = _choose(frame, scored, ranked, chooser)
     text, evidence = next((c, r) for c, _, r in scored if c == pick)
     return _answer(frame, text, evidence, "grounded", names, chosen_by, confidence)
+
+
+def _confidence(
+    frame: QuestionFrame, scored: Sequence[tuple[str, float, Ranked]], weights: AnswerWeights, hand_set: bool
+) -> float:
+    """P(right) of the best of ``scored`` under ``weights``' confidence model (``hand_set``: the
+    scores are the hand-set ones, not log-odds)."""
+    return weights.confidence.probability(confidence_features(frame, scored, hand_set))
 
 
 def _both_asks(frame: QuestionFrame, ranked: Sequence[Ranked]) -> GroundedAnswer | None:

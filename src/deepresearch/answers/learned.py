@@ -113,12 +113,11 @@ def confidence_gate(min_confidence: float | None) -> AnswerWeights | None:
     of the hand-set support gate, over the hand-set ranking. Without ``min_confidence``: the
     support gate, then the confidence at the shipped ``floor`` (the support gate alone when the
     weights have no floor or are missing)."""
+    shipped = shipped_weights()
     if min_confidence is None:
-        shipped = shipped_weights()
         if shipped is None or shipped.floor is None:
             return None
         return replace(shipped, candidate=None, threshold=shipped.floor, with_support=True)
-    shipped = shipped_weights()
     if shipped is None:
         raise ConfigurationError(
             f"ANSWER_MIN_CONFIDENCE needs the fitted weights data/{WEIGHTS_FILE}, which this install "
