@@ -229,6 +229,12 @@ def test_one_splitter_reads_sentences_for_quotes_evidence_and_the_index() -> Non
         "Mr. Lund restored it.",
         "It stands.",
     ]
+    named = "The hall was built by Acme Inc. in 1901. It was sold to Hal Ford Jr. He rebuilt it."
+    assert sentences(named, join_abbreviations=True) == [
+        "The hall was built by Acme Inc. in 1901.",
+        "It was sold to Hal Ford Jr.",
+        "He rebuilt it.",
+    ]
     assert split_sentences("雨が降った。傘を持つ。 Then sun.") == ["雨が降った。", "傘を持つ。", "Then sun."]
     assert split_sentences("雨が降った。傘を持つ。 Then sun.", at_cjk_stops=False) == [
         "雨が降った。傘を持つ。",

@@ -90,10 +90,10 @@ PHRASE_END = (
         into about over under after before during between against than his her its their he she it
         they this these those"""
     )
-    | _words("near")
+    | _words("near there here then")
 )
 """Words that end the noun phrase after "what …": :data:`NOT_A_TYPE_NOUN`, prepositions, relative
-and personal pronouns."""
+and personal pronouns, adverbs of place and time ("what is the name of the lake there")."""
 
 DANGLING = _words(
     "a an the and or nor but of to from with by as than that into about between whose"

@@ -69,9 +69,10 @@ _TOKEN = re.compile(rf"[{CJK_CHARS}]+|[^\W_{CJK_CHARS}]+(?:['’.-][^\W_{CJK_CHA
 _FOOTNOTE = re.compile(rf"\s?{CITATION.pattern}")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 _SENTENCE = re.compile(rf"{_SENTENCE_END.pattern}|(?<=[。！？])")
-_ABBREVIATION = re.compile(
-    r"(?:\b[A-Z]|\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Mt|No|vs|Inc|Co|Ltd))\.$"
-)
+_ABBREVIATION = re.compile(r"(?:\b[A-Z]|\b(?:Mr|Mrs|Ms|Dr|St|Prof|Gen|Col|Lt|Capt|Mt|No|vs))\.$")
+_NAME_FINAL = re.compile(r"\b(?:Jr|Sr|Inc|Co|Ltd)\.$")
+"""Abbreviations that end a name ("Ford Jr.", "Acme Inc."), so often a sentence too: joined to
+what follows only when that does not open a sentence of its own."""
 
 
 class _Stemmer(Protocol):
@@ -289,11 +290,17 @@ def sentences(text: str, *, join_abbreviations: bool = False) -> list[str]:
 def _join_abbreviations(parts: list[str]) -> list[str]:
     out: list[str] = []
     for part in parts:
-        if out and _ABBREVIATION.search(out[-1]):
+        if out and _continues(out[-1], part):
             out[-1] = f"{out[-1]} {part}"
         else:
             out.append(part)
     return out
+
+
+def _continues(before: str, part: str) -> bool:
+    """The split after ``before`` fell inside a sentence: after an initial or a title, or after a
+    name-final abbreviation when ``part`` does not open a sentence."""
+    return bool(_ABBREVIATION.search(before)) or (bool(_NAME_FINAL.search(before)) and not part[:1].isupper())
 
 
 def rank_by_terms(candidates: Sequence[str], terms: Iterable[str]) -> list[tuple[float, int]]:

@@ -518,6 +518,25 @@ def test_a_measure_is_answered_only_with_its_unit() -> None:
     assert ground_answer("How tall is Carrow Tower?", [tower, tall]).text == "96 metres"
 
 
+def test_a_percentage_is_answered_only_with_a_percent() -> None:
+    """ "What percentage …?" is not answered by a count that stands nearer the question's words."""
+    votes = src(1, "Harlow referendum", "Two districts of Harlow voted in the referendum on the bridge.")
+    share = src(2, "Harlow referendum", "In the Harlow referendum on the bridge, 61.5% voted yes.")
+    asked = "What percentage of Harlow voted yes in the referendum on the bridge?"
+    assert ground_answer(asked, [votes]).status == "abstained"
+    assert ground_answer(asked, [votes, share]).text == "61.5%"
+    spelled = src(3, "Harlow referendum", "In the Harlow referendum, 61.5 percent voted yes to the bridge.")
+    assert ground_answer(asked, [votes, spelled]).text == "61.5 percent"
+
+
+def test_a_name_ending_in_jr_does_not_run_into_the_next_sentence() -> None:
+    """A sentence ending "… Hal Ford Jr." is one sentence; the next one's "It" is no part of a name."""
+    show = src(1, "Night Harbour", "Night Harbour is a drama series starring Hal Ford Jr. It ran in 1990.")
+    got = ground_answer("Who starred in the drama series Night Harbour?", [show])
+    assert got.text == "Hal Ford Jr"
+    assert not any(c.endswith("It") for c in got.candidates)
+
+
 def test_a_country_is_no_person() -> None:
     envoy = src(1, "Ivo Lenk", "Ivo Lenk was married in North Korea in 1950 to the painter Mira Solberg.")
     assert ground_answer("Who was Ivo Lenk married to?", [envoy]).text == "Mira Solberg"

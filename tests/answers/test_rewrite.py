@@ -47,6 +47,11 @@ MILL = [
         ),
         ("Who owned Harrow Mill?", "Who owned Harrow Mill?"),
         (
+            "When the lake froze over, the owner of Harrow Mill paid how many men?",
+            "The owner of Harrow Mill paid how many men when the lake froze over?",
+        ),
+        ("When the lake froze over, the mill stopped.", "When the lake froze over, the mill stopped."),
+        (
             "Do Ines Moreno and Tomas Ruiz both work as painters?",
             "Are Ines Moreno and Tomas Ruiz both painters?",
         ),
@@ -73,6 +78,17 @@ def test_yes_no_rewordings_get_the_same_answer() -> None:
 def test_a_leading_clause_does_not_decide_what_is_asked() -> None:
     got = ground_answer("When the lake froze over, who owned Harrow Mill?", MILL)
     assert (got.kind, got.text) == ("person", "Edwin Marsh")
+
+
+def test_the_ask_after_a_leading_clause_decides_the_kind() -> None:
+    """The "when" opening a clause is not what is asked; the "how many" after it is."""
+    frame = frame_question("When the lake froze over, the owner of Harrow Mill paid how many men?")
+    assert frame.kind == "number"
+
+
+def test_an_adverb_after_the_noun_asked_about_is_not_the_noun() -> None:
+    frame = frame_question("The Lune rises in a county; what is the name of the lake there?")
+    assert frame.type_noun == "lake"
 
 
 def test_a_noun_naming_people_asks_for_a_person() -> None:

@@ -138,12 +138,12 @@ def occurrences(frame: QuestionFrame, ranked: Sequence[Ranked]) -> list[Occurren
 
 ASKS_MEASURE = re.compile(
     r"\bhow (?:tall|long|far|high|deep|wide|heavy)\b|\bwhat (?:is |was )?(?:the )?(?:height|length|"
-    r"distance|depth|width|weight|elevation|altitude)\b",
+    r"distance|depth|width|weight|elevation|altitude|percentage|percent|share)\b",
     re.IGNORECASE,
 )
 _MEASURE_UNIT = re.compile(
-    r"(?:%|km2|km|kilomet(?:re|er)s?|miles?|met(?:re|er)s?|m|ft|feet|foot|inch(?:es)?|in|cm|mm|kg|"
-    r"kilograms?|pounds?|lb|tonnes?|tons?|square \w+|hectares?|acres?)\b",
+    r"%|(?:percent|per cent|km2|km|kilomet(?:re|er)s?|miles?|met(?:re|er)s?|m|ft|feet|foot|inch(?:es)?|"
+    r"in|cm|mm|kg|kilograms?|pounds?|lb|tonnes?|tons?|square \w+|hectares?|acres?)\b",
     re.IGNORECASE,
 )
 

@@ -9,6 +9,7 @@ before the question is framed — the answer must not change because a question 
 - "Do A and B both work as C?" → "Are A and B both C?"
 - "Of A and B, which is older?" → "Which is older, A or B?"
 - "When the lake froze, who owned the mill?" → "Who owned the mill when the lake froze?"
+- "When the lake froze, the mill paid how much?" → "The mill paid how much when the lake froze?"
 
 Only the form moves; every word the user wrote is kept.
 """
@@ -36,7 +37,7 @@ _DO_BOTH_WORK_AS = re.compile(
 )
 _LEADING_CLAUSE = re.compile(
     r"^(?P<sub>when|while|after|before|since|once|if|as)\s+(?P<clause>[^,?]+),\s*"
-    r"(?P<ask>(?:who|whom|whose|what|which|where|when|how)\b.+)$",
+    r"(?P<ask>(?:(?:who|whose|where|when)\b|[^,?]*?\b(?:what|which|how)\b).*)$",
     re.IGNORECASE,
 )
 
