@@ -1,6 +1,7 @@
 """Does the answer hold when the question is reworded? Dev-half questions, two paraphrases each.
 
     python evals/paraphrases.py [--limit N] [--show]
+    python evals/paraphrases.py --fixed [--show]    # the answer step alone, on fixed sources
 
 ``evals/data/paraphrases.jsonl`` holds, per ``qid`` of the shared eval set's dev half, two
 rewordings with the same gold answer; the original question and its gold are read from
@@ -8,6 +9,12 @@ rewordings with the same gold answer; the original question and its gold are rea
 agent as ``deepresearch eval`` does: local search over the cached index of
 ``../shared/eval/corpus.jsonl`` (vectors when ``INDEX_EMBEDDINGS`` is on), the configured model
 (embedded by default, built once), notes off.
+
+``--fixed`` runs no agent: each question and its rewordings are answered by the answer step
+(:func:`~deepresearch.answers.ground.ground_answer` with the default gate) from the same sources —
+those the agent read for the original (``evals/out/sources.jsonl``, see ``evals/answer_dev.py
+collect``) and the question's own context passages — so only the wording differs (seconds, not
+an hour).
 
 A pair (the original and one paraphrase) gives the same answer when the normalised answer texts
 are equal, or both runs abstained, or both answer_match the gold. A run that fails is never the
@@ -29,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from deepresearch.agent import research
+from deepresearch.answers.ground import ground_answer
+from deepresearch.answers.learned import AnswerWeights, confidence_gate
 from deepresearch.errors import DeepResearchError
 from deepresearch.evaluation.dataset import EvalQuestion, load_questions
 from deepresearch.evaluation.runner import own_model
@@ -108,6 +117,40 @@ def run_all(items: Sequence[Item], show: bool) -> list[list[Run]]:
     return rows
 
 
+def fixed_sources(items: Sequence[Item], show: bool) -> dict[str, Any]:
+    """Same-answer share of the pairs when only the wording differs, per source set."""
+    from fit_answers import context_rows, load_rows  # a sibling script: evals/ is on sys.path
+
+    gate = confidence_gate(None)
+    out: dict[str, Any] = {}
+    for label, rows in (("agent", load_rows()), ("context", context_rows())):
+        by_qid = {r.qid: r for r in rows if r.gold_read}
+        runs = [
+            [
+                _grounded(text, by_qid[item.original.qid], gate)
+                for text in (item.original.question, *item.paraphrases)
+            ]
+            for item in items
+            if item.original.qid in by_qid
+        ]
+        for item, row in zip([i for i in items if i.original.qid in by_qid], runs, strict=True):
+            if show:
+                _show(item, row)
+        pairs = [same(row[0], run) for row in runs for run in row[1:]]
+        out[label] = {"questions": len(runs), "pairs": len(pairs), "same_answer": _share(pairs)}
+    return out
+
+
+def _grounded(text: str, row: Any, gate: AnswerWeights | None) -> Run:
+    got = ground_answer(text, row.sources, weights=gate)
+    answered = got.text if got.status != "abstained" else ""
+    return Run(text, got.text, got.status, answer_match(answered, row.answers), 0.0)
+
+
+def _share(flags: Sequence[bool]) -> float | None:
+    return round(sum(flags) / len(flags), 3) if flags else None
+
+
 def _show(item: Item, runs: Sequence[Run]) -> None:
     print(f"{item.original.qid} gold={list(item.original.answers)[:2]}")
     for n, run in enumerate(runs):
@@ -145,10 +188,14 @@ def main() -> None:
     )
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
     parser.add_argument("--show", action="store_true", help="print each run's answer")
+    parser.add_argument("--fixed", action="store_true", help="the answer step alone, on fixed sources")
     parser.add_argument("--paraphrases", type=Path, default=PARAPHRASES)
     parser.add_argument("--questions", type=Path, default=EVAL / "questions.jsonl")
     args = parser.parse_args()
     items = load(args.paraphrases, args.questions, args.limit)
+    if args.fixed:
+        print(json.dumps(fixed_sources(items, args.show)))
+        return
     print(json.dumps(summary(run_all(items, args.show))))
 
 
