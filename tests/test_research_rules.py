@@ -11,7 +11,7 @@ import pytest
 from deepresearch.citations import Source
 from deepresearch.domain import TaskJudgement, TodoItem
 from deepresearch.graph.nodes.judge import code_judgement, is_relevant
-from deepresearch.graph.nodes.requery import bridge_query, choose_query, template_queries
+from deepresearch.graph.nodes.requery import bridge_query, choose_query, second_hop_queries, template_queries
 from deepresearch.graph.planning import (
     ANCHOR_TITLE,
     MAX_TASKS,
@@ -140,6 +140,28 @@ def test_a_bridge_query_names_what_the_sources_add_with_the_terms_they_lack() ->
     query = bridge_query(QUESTION, [found])
     assert query is not None and query.startswith("Prague")
     assert "astronomical" in query and "clock" in query and "Karel" not in query
+
+
+def test_the_next_hop_comes_from_the_passage_about_what_the_question_names() -> None:
+    """The first hop is the passage on the question's own name, not one sharing its common words
+    ("first president of … country"); the next query names what that passage adds, not the
+    subject's full name."""
+    asked = "Who was the first president of Velmora's country?"
+    village = Source(
+        id=1,
+        url="doc://velmora",
+        title="Velmora",
+        content="Velmora Stane is a farming village. Velmora lies in eastern Kestria, near Lake Oster.",
+    )
+    other = Source(
+        id=2,
+        url="doc://ostland",
+        title="Ostland",
+        content="Hans Berg was the first president of Ostland, a country of the north.",
+    )
+    hops = second_hop_queries(asked, [other, village])
+    assert hops[0].startswith("Kestria")
+    assert not any(h.startswith(("Velmora Stane", "Hans Berg")) for h in hops[:2])
 
 
 @pytest.mark.parametrize(

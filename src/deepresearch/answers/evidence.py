@@ -165,7 +165,8 @@ def _bridge_names(seed: Sentence, question: set[str]) -> list[str]:
         if name.lower() in NATIONALITIES:
             continue
         terms = set(key_stems(name))
-        if terms and not terms <= question and not terms <= seed.title_terms:
+        subject = terms <= seed.title_terms or (bool(seed.title_terms) and terms >= seed.title_terms)
+        if terms and not terms <= question and not subject:  # nor the passage's subject, in full
             out.append(name)
     return out
 
@@ -215,12 +216,23 @@ def about_question(
 
 
 def ranked_bridges(
-    question_terms: Sequence[str], pool: Sequence[Sentence], limit: int = 5
+    question_terms: Sequence[str],
+    pool: Sequence[Sentence],
+    limit: int = 5,
+    names: frozenset[str] = frozenset(),
 ) -> list[tuple[str, Sentence]]:
     """The names the best-covering sentences mention that the question does not, each with the
-    sentence that names it: where the second hop of a multi-hop question should search next."""
+    sentence that names it: where the second hop of a multi-hop question should search next.
+    With the question's ``names``, sentences that hold more of them seed first: the first hop is
+    the passage about what the question names ("Baure … in Katsina State, Nigeria" for "the country
+    where Baure is"), not one that shares its common words ("the first president of …")."""
     weights = term_weights(question_terms, pool)
-    seeds = sorted(pool, key=lambda s: -coverage(s.all_terms, weights))[: BRIDGE_SEEDS * 2]
+
+    def key(s: Sentence) -> tuple[float, float]:
+        held = len(names & s.all_terms) / len(names) if names else 0.0
+        return (-held, -coverage(s.all_terms, weights))
+
+    seeds = sorted(pool, key=key)[: BRIDGE_SEEDS * 2]
     covering = [s for s in seeds if coverage(s.all_terms, weights) > 0]
     found: dict[str, Sentence] = {}
     for name, seed in seed_bridges(covering, pool, set(question_terms)):

@@ -10,6 +10,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from deepresearch.answers.evidence import ranked_bridges, sentence_pool
+from deepresearch.answers.question import question_names
 from deepresearch.citations import Source
 from deepresearch.domain import TaskJudgement, TodoItem
 from deepresearch.events import event
@@ -70,7 +71,8 @@ def second_hop_queries(question: str, sources: Sequence[Source]) -> list[str]:
     hop of a multi-hop question, which the question's own words do not reach."""
     terms = key_terms(question)
     queries = []
-    for name, seed in ranked_bridges(key_stems(question), sentence_pool(sources)):
+    asked = key_stems(question)
+    for name, seed in ranked_bridges(asked, sentence_pool(sources), names=question_names(question)):
         missing = [t for t in terms if not set(stems(t)) <= seed.all_terms]
         queries.append(_join(name, missing[:4]))
     return queries
