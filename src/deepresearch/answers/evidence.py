@@ -224,8 +224,8 @@ def ranked_bridges(
     """The names the best-covering sentences mention that the question does not, each with the
     sentence that names it: where the second hop of a multi-hop question should search next.
     With the question's ``names``, sentences that hold more of them seed first: the first hop is
-    the passage about what the question names ("Baure … in Katsina State, Nigeria" for "the country
-    where Baure is"), not one that shares its common words ("the first president of …")."""
+    the passage about what the question names ("Velmora lies in eastern Kestria" for "Velmora's
+    country"), not one that shares its common words ("the first president of …")."""
     weights = term_weights(question_terms, pool)
 
     def key(s: Sentence) -> tuple[float, float]:
