@@ -518,6 +518,15 @@ def test_a_measure_is_answered_only_with_its_unit() -> None:
     assert ground_answer("How tall is Carrow Tower?", [tower, tall]).text == "96 metres"
 
 
+def test_a_when_question_is_not_answered_by_a_sentence_without_a_date() -> None:
+    """No date stands in the evidence: the sentence is not the answer to "when", though it
+    would answer a question of another kind."""
+    fair = src(1, "Harlow Fair", "The Harlow Fair is held on the green beside the Lune bridge.")
+    assert ground_answer("When is the Harlow Fair held beside the Lune bridge?", [fair]).status == "abstained"
+    where = ground_answer("Where is the Harlow Fair held?", [fair])
+    assert where.status != "abstained"
+
+
 def test_a_percentage_is_answered_only_with_a_percent() -> None:
     """ "What percentage …?" is not answered by a count that stands nearer the question's words."""
     votes = src(1, "Harlow referendum", "Two districts of Harlow voted in the referendum on the bridge.")

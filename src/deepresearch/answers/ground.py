@@ -116,9 +116,11 @@ def ground_answer(
 
 
 def _sentence_answer(frame: QuestionFrame, best: Ranked) -> GroundedAnswer:
-    """No candidate of the kind asked for: the best sentence itself, when it covers the question."""
-    if not supported(frame, best) or ASKS_MEASURE.search(frame.text):
-        return abstain(frame, best.coverage)  # a measure asked for and none stated: not answered
+    """No candidate of the kind asked for: the best sentence itself, when it covers the question
+    and the question asks for no date, number or measure (a sentence that states none does not
+    answer "when" or "how many")."""
+    if not supported(frame, best) or ASKS_MEASURE.search(frame.text) or frame.kind in ("date", "number"):
+        return abstain(frame, best.coverage)
     return _answer(frame, best.sentence.text, best, "sentence", ())
 
 
