@@ -68,11 +68,12 @@ def requery(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str
 def second_hop_queries(question: str, sources: Sequence[Source]) -> list[str]:
     """One query per bridge name the best evidence sentences mention (the film someone debuted
     in, the city where someone died), with the question's words its sentence lacks: the second
-    hop of a multi-hop question, which the question's own words do not reach."""
+    hop of a multi-hop question, which the question's own words do not reach. Sentences about
+    what the question names come first (see :func:`~deepresearch.answers.evidence.ranked_bridges`)."""
     terms = key_terms(question)
     queries = []
-    asked = key_stems(question)
-    for name, seed in ranked_bridges(asked, sentence_pool(sources), names=question_names(question)):
+    pool, names = sentence_pool(sources), question_names(question)
+    for name, seed in ranked_bridges(key_stems(question), pool, names=names):
         missing = [t for t in terms if not set(stems(t)) <= seed.all_terms]
         queries.append(_join(name, missing[:4]))
     return queries
