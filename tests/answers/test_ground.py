@@ -518,6 +518,19 @@ def test_a_measure_is_answered_only_with_its_unit() -> None:
     assert ground_answer("How tall is Carrow Tower?", [tower, tall]).text == "96 metres"
 
 
+def test_a_state_is_no_county_and_a_country_is_no_city() -> None:
+    """A name of a wider class than the one asked for loses to one that may be of it: a U.S.
+    state for "what county", a country for "what city"."""
+    township = src(
+        1,
+        "Oster Township",
+        "Oster Township lies in Texas, in Marlow County, near the Lune.",
+    )
+    assert ground_answer("In what county is Oster Township?", [township]).text == "Marlow County"
+    bridge = src(2, "Velmora Bridge", "The Velmora Bridge is in Portugal, in the city of Harlow.")
+    assert ground_answer("What city is the Velmora Bridge in?", [bridge]).text == "Harlow"
+
+
 def test_a_when_question_is_not_answered_by_a_sentence_without_a_date() -> None:
     """No date stands in the evidence: the sentence is not the answer to "when", though it
     would answer a question of another kind."""

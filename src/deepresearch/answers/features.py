@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from deepresearch.answers.candidates import candidates
 from deepresearch.answers.evidence import Ranked, Sentence
-from deepresearch.answers.gazetteer import COUNTRIES, US_STATES, in_class
+from deepresearch.answers.gazetteer import COUNTRIES, US_STATES, in_class, wider_place
 from deepresearch.answers.learned import Linear
 from deepresearch.answers.question import AnswerKind, QuestionFrame
 from deepresearch.lexicon import CONNECTORS, NATIONALITIES, PERSON_PRONOUNS, SUBJECT_PRONOUNS, opening
@@ -358,7 +358,7 @@ def shape_flags(cand: str, frame: QuestionFrame, sentence: Sentence) -> dict[str
         and frame.type_noun is not None
         and bool(type_stems(frame.type_noun) & set(key_stems(cand))),
         "member": bool(member),
-        "non_member": member is False,
+        "non_member": member is False or wider_place(frame.type_noun, cand),
         "name_cue": frame.type_noun in _NAME_NOUNS
         and re.search(rf"{_NAME_CUE}{re.escape(cand)}", sentence.text) is not None,
         "list": frame.type_noun is not None and _plural(frame.type_noun) and bool(_LIST_GLUE.search(cand)),
@@ -394,6 +394,7 @@ def _agent_of_asked_verb(cand: str, frame: QuestionFrame, sentence: str) -> bool
 
 
 SHAPE_FACTORS = {
+    "non_member": SHAPE_PENALTY,
     "type_noun": TYPE_NOUN_BOOST,
     "member": CLASS_BOOST,
     "name_cue": NAME_CUE_BOOST,

@@ -55,3 +55,17 @@ def in_class(noun: str | None, name: str) -> bool | None:
     if members is None:
         return None
     return " ".join(name.lower().split()) in members
+
+
+PARTS_OF_STATES = frozenset(
+    ["county", "city", "town", "village", "district", "borough", "municipality", "neighborhood"]
+)
+
+
+def wider_place(noun: str | None, name: str) -> bool:
+    """``name`` is a country or a U.S. state while ``noun`` asks for a county, a town or a city:
+    a place, but not of the kind asked."""
+    if noun not in PARTS_OF_STATES:
+        return False
+    key = " ".join(name.lower().split())
+    return key in COUNTRIES or key in US_STATES
