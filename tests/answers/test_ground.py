@@ -531,6 +531,15 @@ def test_a_state_is_no_county_and_a_country_is_no_city() -> None:
     assert ground_answer("What city is the Velmora Bridge in?", [bridge]).text == "Harlow"
 
 
+def test_who_is_not_answered_by_a_name_that_says_it_is_no_person() -> None:
+    """A label or a county is no answer to "who"; with a person in the sentence, the person is."""
+    asked = "Who performed with the Lune Ensemble in 1950?"
+    label = src(1, "Lune Ensemble", "In 1950 the Lune Ensemble performed for Harlow Records.")
+    assert ground_answer(asked, [label]).status == "abstained"
+    both = src(1, "Lune Ensemble", "In 1950 the Lune Ensemble performed with Ada Lund for Harlow Records.")
+    assert ground_answer(asked, [both]).text == "Ada Lund"
+
+
 def test_a_when_question_is_not_answered_by_a_sentence_without_a_date() -> None:
     """No date stands in the evidence: the sentence is not the answer to "when", though it
     would answer a question of another kind."""

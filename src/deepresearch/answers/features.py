@@ -475,7 +475,12 @@ def looks_like_person(cand: str) -> bool:
         2 <= len(words) <= 5
         and not cand.isupper()
         and not any(len(w) >= 2 and w.isalpha() and w.isupper() for w in words)  # "BBC One"
-        and not _ORG.search(cand)
+        and not named_non_person(cand)
         and words[-1].lower() not in NATIONALITIES
-        and " ".join(words).lower() not in COUNTRIES | US_STATES  # "North Korea", "New Mexico"
     )
+
+
+def named_non_person(cand: str) -> bool:
+    """The name says it is no person: an organisation or a place by its last word ("Lune
+    Records", "Marlow County"), or a country or U.S. state ("North Korea", "New Mexico")."""
+    return bool(_ORG.search(cand)) or " ".join(cand.lower().split()) in COUNTRIES | US_STATES

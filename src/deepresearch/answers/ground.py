@@ -20,6 +20,7 @@ from deepresearch.answers.evidence import Ranked, Sentence, rank_sentences, sent
 from deepresearch.answers.features import (
     ASKS_MEASURE,
     confidence_features,
+    named_non_person,
     score_candidates,
     supported,
 )
@@ -110,9 +111,16 @@ def ground_answer(
     text, evidence = next((c, r) for c, _, r in scored if c == pick)
     if not supported(frame, evidence) and chosen_by == "model":
         (text, _, evidence), chosen_by = scored[0], "code"
-    if not supported(frame, evidence):
+    if not supported(frame, evidence) or _wrong_kind(frame, text):
         return abstain(frame, evidence.coverage, confidence)
     return _answer(frame, text, evidence, "grounded", names, chosen_by, confidence)
+
+
+def _wrong_kind(frame: QuestionFrame, text: str) -> bool:
+    """The best candidate is not of the kind asked: "who …" answered by a name that says it is
+    an organisation or a place. The sources then do not say (the next candidate scored lower
+    for a reason; a stated answer must be the answer, not a span of the right sentence)."""
+    return frame.kind == "person" and named_non_person(text)
 
 
 def _sentence_answer(frame: QuestionFrame, best: Ranked) -> GroundedAnswer:
@@ -138,6 +146,8 @@ def _fitted_answer(
     names = tuple(c for c, _, _ in scored[:MAX_CANDIDATES])
     pick, chosen_by = _choose(frame, scored, ranked, chooser)
     text, evidence = next((c, r) for c, _, r in scored if c == pick)
+    if _wrong_kind(frame, text):
+        return abstain(frame, evidence.coverage, confidence)
     return _answer(frame, text, evidence, "grounded", names, chosen_by, confidence)
 
 
