@@ -394,9 +394,9 @@ def _agent_of_asked_verb(cand: str, frame: QuestionFrame, sentence: str) -> bool
 
 
 SHAPE_FACTORS = {
-    "non_member": SHAPE_PENALTY,
     "type_noun": TYPE_NOUN_BOOST,
     "member": CLASS_BOOST,
+    "non_member": SHAPE_PENALTY,
     "name_cue": NAME_CUE_BOOST,
     "list": LIST_BOOST,
     "unit": UNIT_BOOST,

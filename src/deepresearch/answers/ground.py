@@ -5,7 +5,8 @@ of the kind the question asks for (:mod:`deepresearch.answers.candidates`) and s
 their features (:mod:`deepresearch.answers.features`); a
 model may then *choose* among those strings under a grammar that allows nothing else. Without a
 usable candidate the best sentence itself is the answer. When the best evidence covers too little
-of the question, the answer says the sources do not say, instead of guessing.
+of the question, or the best candidate is not of the kind asked (an organisation for "who"), the
+answer says the sources do not say, instead of guessing.
 """
 
 from __future__ import annotations
