@@ -125,19 +125,14 @@ def fixed_sources(items: Sequence[Item], show: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for label, rows in (("agent", load_rows()), ("context", context_rows())):
         by_qid = {r.qid: r for r in rows if r.gold_read}
-        runs = [
-            [
-                _grounded(text, by_qid[item.original.qid], gate)
-                for text in (item.original.question, *item.paraphrases)
-            ]
-            for item in items
-            if item.original.qid in by_qid
-        ]
-        for item, row in zip([i for i in items if i.original.qid in by_qid], runs, strict=True):
+        runs = []
+        for item in (i for i in items if i.original.qid in by_qid):
+            texts = (item.original.question, *item.paraphrases)
+            runs.append([_grounded(text, by_qid[item.original.qid], gate) for text in texts])
             if show:
-                _show(item, row)
-        pairs = [same(row[0], run) for row in runs for run in row[1:]]
-        out[label] = {"questions": len(runs), "pairs": len(pairs), "same_answer": _share(pairs)}
+                _show(item, runs[-1])
+        pairs = [float(same(row[0], run)) for row in runs for run in row[1:]]
+        out[label] = {"questions": len(runs), "pairs": len(pairs), "same_answer": _mean(pairs)}
     return out
 
 
@@ -147,8 +142,8 @@ def _grounded(text: str, row: Any, gate: AnswerWeights | None) -> Run:
     return Run(text, got.text, got.status, answer_match(answered, row.answers), 0.0)
 
 
-def _share(flags: Sequence[bool]) -> float | None:
-    return round(sum(flags) / len(flags), 3) if flags else None
+def _mean(values: Sequence[float]) -> float | None:
+    return round(statistics.fmean(values), 3) if values else None
 
 
 def _show(item: Item, runs: Sequence[Run]) -> None:
@@ -165,20 +160,16 @@ def summary(rows: Sequence[Sequence[Run]]) -> dict[str, Any]:
     paraphrased = [run for runs in rows for run in runs[1:]]
     pairs = [same(runs[0], run) for runs in rows for run in runs[1:]]
     everything = [run for runs in rows for run in runs]
-
-    def mean(values: Sequence[float]) -> float | None:
-        return round(statistics.fmean(values), 3) if values else None
-
     return {
         "questions": len(rows),
         "pairs": len(pairs),
-        "same_answer": mean([float(p) for p in pairs]),
-        "answer_match_original": mean([r.match for r in originals]),
-        "answer_match_paraphrase": mean([r.match for r in paraphrased]),
-        "abstained_original": mean([float(r.status == "abstained") for r in originals]),
-        "abstained_paraphrase": mean([float(r.status == "abstained") for r in paraphrased]),
+        "same_answer": _mean([float(p) for p in pairs]),
+        "answer_match_original": _mean([r.match for r in originals]),
+        "answer_match_paraphrase": _mean([r.match for r in paraphrased]),
+        "abstained_original": _mean([float(r.status == "abstained") for r in originals]),
+        "abstained_paraphrase": _mean([float(r.status == "abstained") for r in paraphrased]),
         "failed": sum(r.status == "error" for r in everything),
-        "seconds_per_run": mean([r.seconds for r in everything]),
+        "seconds_per_run": _mean([r.seconds for r in everything]),
     }
 
 

@@ -143,7 +143,7 @@ class Settings(BaseSettings):
     """State the answer only when the fitted P(right) is at least this (0-1), instead of the support gate,
     else say the sources do not say; unset: the hand-set support gate, then the fitted P(right) at the floor
     fitted on dev (0.1). Measured end to end on the held-out half: unset answers 56 % of the questions and is
-    right on 69 % of those; 0.35 answers 53 % at 69 %; the curves are in docs/BENCHMARKS.md."""
+    right on 67 % of those; the curves are in docs/BENCHMARKS.md."""
     answer_chooser: Literal["code", "model"] = Field("code", json_schema_extra=_RESEARCH)
     """Who picks the embedded model's answer among code's candidates: `code` or `model` (under a grammar that
     allows only them)."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from deepresearch.answers.candidates import candidates
 from deepresearch.answers.evidence import Ranked, Sentence
-from deepresearch.answers.gazetteer import COUNTRIES, US_STATES, in_class, wider_place
+from deepresearch.answers.gazetteer import country_or_state, in_class, wider_place
 from deepresearch.answers.learned import Linear
 from deepresearch.answers.question import AnswerKind, QuestionFrame
 from deepresearch.lexicon import CONNECTORS, NATIONALITIES, PERSON_PRONOUNS, SUBJECT_PRONOUNS, opening
@@ -483,4 +483,4 @@ def looks_like_person(cand: str) -> bool:
 def named_non_person(cand: str) -> bool:
     """The name says it is no person: an organisation or a place by its last word ("Lune
     Records", "Marlow County"), or a country or U.S. state ("North Korea", "New Mexico")."""
-    return bool(_ORG.search(cand)) or " ".join(cand.lower().split()) in COUNTRIES | US_STATES
+    return bool(_ORG.search(cand)) or country_or_state(cand)

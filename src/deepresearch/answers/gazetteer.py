@@ -49,12 +49,21 @@ US_STATES = _names(
 CLOSED_CLASSES = {"country": COUNTRIES, "nation": COUNTRIES, "state": US_STATES, "language": LANGUAGES}
 
 
+def _key(name: str) -> str:
+    return " ".join(name.lower().split())
+
+
 def in_class(noun: str | None, name: str) -> bool | None:
     """Whether ``name`` belongs to the closed class ``noun`` names; None when it names none."""
     members = CLOSED_CLASSES.get(noun or "")
     if members is None:
         return None
-    return " ".join(name.lower().split()) in members
+    return _key(name) in members
+
+
+def country_or_state(name: str) -> bool:
+    """``name`` is a country or a U.S. state ("North Korea", "New Mexico")."""
+    return _key(name) in COUNTRIES or _key(name) in US_STATES
 
 
 PARTS_OF_STATES = frozenset(
@@ -65,7 +74,4 @@ PARTS_OF_STATES = frozenset(
 def wider_place(noun: str | None, name: str) -> bool:
     """``name`` is a country or a U.S. state while ``noun`` asks for a county, a town or a city:
     a place, but not of the kind asked."""
-    if noun not in PARTS_OF_STATES:
-        return False
-    key = " ".join(name.lower().split())
-    return key in COUNTRIES or key in US_STATES
+    return noun in PARTS_OF_STATES and country_or_state(name)

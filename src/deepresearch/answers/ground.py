@@ -107,12 +107,26 @@ def ground_answer(
         confidence = _confidence(frame, scored, weights, hand_set=True)
         if confidence < weights.threshold:
             return abstain(frame, scored[0][2].coverage, confidence)
+    return _state_best(frame, scored, ranked, chooser, confidence, gated=True)
+
+
+def _state_best(
+    frame: QuestionFrame,
+    scored: Sequence[tuple[str, float, Ranked]],
+    ranked: Sequence[Ranked],
+    chooser: Chooser | None,
+    confidence: float | None,
+    gated: bool,
+) -> GroundedAnswer:
+    """The chosen candidate as the answer line, or an abstention when it is not of the kind asked
+    or (``gated``) its evidence does not support it — a model's unsupported pick falls back to
+    code's best."""
     names = tuple(c for c, _, _ in scored[:MAX_CANDIDATES])
     pick, chosen_by = _choose(frame, scored, ranked, chooser)
     text, evidence = next((c, r) for c, _, r in scored if c == pick)
-    if not supported(frame, evidence) and chosen_by == "model":
+    if gated and not supported(frame, evidence) and chosen_by == "model":
         (text, _, evidence), chosen_by = scored[0], "code"
-    if not supported(frame, evidence) or _wrong_kind(frame, text):
+    if (gated and not supported(frame, evidence)) or _wrong_kind(frame, text):
         return abstain(frame, evidence.coverage, confidence)
     return _answer(frame, text, evidence, "grounded", names, chosen_by, confidence)
 
@@ -144,12 +158,7 @@ def _fitted_answer(
     confidence = _confidence(frame, scored, fitted, hand_set=fitted.candidate is None)
     if confidence < fitted.threshold:
         return abstain(frame, scored[0][2].coverage, confidence)
-    names = tuple(c for c, _, _ in scored[:MAX_CANDIDATES])
-    pick, chosen_by = _choose(frame, scored, ranked, chooser)
-    text, evidence = next((c, r) for c, _, r in scored if c == pick)
-    if _wrong_kind(frame, text):
-        return abstain(frame, evidence.coverage, confidence)
-    return _answer(frame, text, evidence, "grounded", names, chosen_by, confidence)
+    return _state_best(frame, scored, ranked, chooser, confidence, gated=False)
 
 
 def _confidence(
