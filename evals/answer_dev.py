@@ -88,7 +88,7 @@ def score(args: argparse.Namespace) -> None:
     else:
         rows = [json.loads(line) for line in _cache(args.drop_gold).open()]
     chooser = _model_chooser() if args.model else None
-    gate = confidence_gate(None)  # the agent's default gate: support, then the fitted floor
+    gate = confidence_gate(None)  # the agent's default gate: the fitted confidence at its threshold
     marks: dict[str, list[float]] = {
         "answer_match": [],
         "em": [],

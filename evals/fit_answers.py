@@ -4,7 +4,15 @@
     python evals/answer_dev.py collect --limit 80 --seed 0 --drop-gold   # … without the gold passages
     python evals/fit_answers.py [--write] [--target 0.75] [--l2 1.0]
 
-Rows come from ``evals/out/sources.jsonl`` (and ``sources-nogold.jsonl`` when present). Each
+or, from the run folders of the evals a user runs (the sources the current agent reads):
+
+    DEEPRESEARCH_HOME=/tmp/dev deepresearch eval ../shared/eval/questions.jsonl \
+        --corpus ../shared/eval/corpus.jsonl --half dev --seed 0            # likewise /tmp/test
+    DEEPRESEARCH_HOME=/tmp/nogold deepresearch eval … --half test --seed 0 --drop-gold
+    python evals/fit_answers.py --runs /tmp/dev/runs /tmp/test/runs --nogold-runs /tmp/nogold/runs
+
+Rows come from ``evals/out/sources.jsonl`` (and ``sources-nogold.jsonl`` when present) or the
+``--runs`` folders, and from each question's context passages (with and without the gold). Each
 question goes to the dev or test half by :func:`deepresearch.evaluation.dataset.half_of`; only dev
 rows are fitted on. Two logistic regressions, fitted with a few lines of numpy:
 
@@ -16,12 +24,10 @@ rows are fitted on. Two logistic regressions, fitted with a few lines of numpy:
 An answer is stated when the confidence is at least the threshold: by default the highest whose
 dev answer_match (agent and context rows) is not below the hand-set scoring's, so the gate trades
 no right answers for its precision on dev; ``--threshold`` sets it, ``--target`` picks the lowest
-whose dev precision when answering reaches that. The default gate of the answer line (the
-hand-set support gate, then the confidence) abstains below ``floor``, chosen by the same rule over
-that gate.
-It prints, for dev and test beside the support gate alone: answer_match, precision when answering,
-abstention with the gold passages dropped, and the test half's precision/coverage curves (the
-confidence alone, and behind the support gate).
+whose dev precision when answering reaches that. Without ``--fit-ranking`` that is the default
+gate of the answer line (the confidence over the hand-set ranking).
+It prints, for dev and test beside the hand-set support gate: answer_match, precision when
+answering, abstention with the gold passages dropped, and the test half's precision/coverage curve.
 ``--write`` stores the weights in ``src/deepresearch/data/answer_weights.json``.
 """
 
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -91,6 +98,25 @@ def context_rows(drop_gold: bool = False) -> list[Row]:
             for i, d in enumerate(docs, 1)
         ]
         rows.append(Row(q["qid"], half_of(q["qid"]), q["question"], q["answers"], sources, not drop_gold))
+    return rows
+
+
+def run_rows(folders: Sequence[Path], gold_read: bool = True) -> list[Row]:
+    """Rows from the run folders a ``deepresearch eval`` wrote (``DEEPRESEARCH_HOME=… deepresearch
+    eval …`` keeps them under ``HOME/runs``): the sources the current agent read, no collect step.
+    ``gold_read`` False for an eval run with ``--drop-gold``."""
+    questions = {}
+    for line in (EVAL / "questions.jsonl").open(encoding="utf-8"):
+        q = json.loads(line)
+        questions[" ".join(q["question"].split())] = q
+    rows = []
+    for result in sorted(f for folder in folders for f in folder.glob("*/result.json")):
+        data = json.loads(result.read_text(encoding="utf-8"))
+        q = questions.get(" ".join(data["question"].split()))
+        if q is None:
+            continue
+        sources = [Source(**{"url": f"doc://{s.get('doc_id')}", **s}) for s in data["sources"]]
+        rows.append(Row(q["qid"], half_of(q["qid"]), q["question"], q["answers"], sources, gold_read))
     return rows
 
 
@@ -207,8 +233,7 @@ def grounded(weights: AnswerWeights | None) -> Callable[[Row], tuple[str, bool, 
 
 
 def curve(rows: Sequence[Row], weights: AnswerWeights) -> list[tuple[float, float, float]]:
-    """(threshold, coverage, precision) over thresholds, on ``rows`` (behind the support gate too
-    when ``weights.with_support``)."""
+    """(threshold, coverage, precision) over thresholds, on ``rows``."""
     loose = replace(weights, threshold=0.0)
     marks = [m for m in outcomes(rows, grounded(loose))]
     points = []
@@ -221,8 +246,7 @@ def curve(rows: Sequence[Row], weights: AnswerWeights) -> list[tuple[float, floa
 
 def hold_threshold(rows: Sequence[Row], weights: AnswerWeights) -> float:
     """The highest threshold whose answer_match on ``rows`` is not below the hand-set scoring's:
-    the gate buys precision without giving up right answers (on dev). With
-    ``weights.with_support`` it is the floor of the default gate (support, then confidence)."""
+    the gate buys precision without giving up right answers (on dev)."""
     loose = replace(weights, threshold=0.0)
     marks = outcomes(rows, grounded(loose))
     hand_set = sum(m[1] for m in outcomes(rows, grounded(None)))
@@ -266,8 +290,13 @@ def main() -> None:
         "--agent-confidence", dest="context_confidence", action="store_false",
         help="fit the confidence on agent rows only (default: dev context rows too)",
     )  # fmt: skip
+    parser.add_argument(
+        "--runs", type=Path, nargs="*", default=[],
+        help="agent rows from these eval run folders (HOME/runs) instead of evals/out/sources*.jsonl",
+    )  # fmt: skip
+    parser.add_argument("--nogold-runs", type=Path, nargs="*", default=[], help="… of --drop-gold evals")
     args = parser.parse_args()
-    rows = load_rows()
+    rows = run_rows(args.runs) + run_rows(args.nogold_runs, False) if args.runs else load_rows()
     contexts = context_rows() + context_rows(drop_gold=True)
     dev = [r for r in rows if r.half == "dev"]
     context = [r for r in contexts if r.half == "dev"]
@@ -280,28 +309,25 @@ def main() -> None:
     if args.target is not None:
         threshold = choose_threshold(gold_dev, weights, args.target)
     weights = AnswerWeights(scorer, confidence, threshold, args.top)
-    floor = hold_threshold(gold_dev, replace(weights, with_support=True)) if scorer is None else None
-    default = replace(weights, threshold=floor or 0.0, with_support=True)
     results: dict[str, dict[str, dict[str, float]]] = {}
     for half in ("dev", "test"):
         for origin, part in (("agent", rows), ("context", contexts)):
             chosen = [r for r in part if r.half == half]
             print(f"{half} half, {origin} sources ({sum(r.gold_read for r in chosen)} questions):")
             results[f"{half}/{origin}"] = {
-                "hand_set": report("support gate", chosen, None),
-                "default": report(f"support gate + confidence >= {floor}", chosen, default),
-                "fitted": report(f"confidence >= {threshold}", chosen, weights),
+                "hand_set": report("support gate (hand-set)", chosen, None),
+                "fitted" if scorer else "default": report(f"confidence >= {threshold}", chosen, weights),
             }
     test = [r for r in rows if r.half == "test" and r.gold_read]
-    for name, gate in (("confidence alone", weights), ("behind the support gate", default)):
-        print(f"test precision/coverage curve (agent sources), {name}:")
-        for t, cov, prec in curve(test, gate):
-            print(f"  t={t:.2f} coverage={cov:.3f} precision={prec:.3f}")
+    print("test precision/coverage curve (agent sources):")
+    for t, cov, prec in curve(test, weights):
+        print(f"  t={t:.2f} coverage={cov:.3f} precision={prec:.3f}")
     if args.write or args.out:
-        meta: dict[str, object] = {"fitted_by": "python evals/fit_answers.py --write", "l2": args.l2}
+        meta: dict[str, object] = {"fitted_by": " ".join(["python evals/fit_answers.py", *sys.argv[1:]])}
+        meta["l2"] = args.l2
         meta["results"] = results
         meta["dev_questions"] = len(dev)
-        final = AnswerWeights(scorer, confidence, threshold, args.top, meta, floor)
+        final = AnswerWeights(scorer, confidence, threshold, args.top, meta)
         path = args.out or WEIGHTS
         path.write_text(json.dumps(final.to_json(), indent=1) + "\n", encoding="utf-8")
         print(f"wrote {path}")

@@ -58,39 +58,37 @@ def test_a_fitted_candidate_scorer_decides_the_ranking() -> None:
     assert (fitted.text, fitted.status) == ("Brest", "grounded")
 
 
-def test_the_default_gate_is_the_support_gate_then_the_shipped_confidence_at_its_floor() -> None:
-    """By default the shipped confidence is a second gate behind the hand-set support gate, at
-    the floor fitted on dev (the highest that keeps dev's right answers); a threshold instead
-    replaces the support gate by the confidence alone."""
+def test_the_default_gate_is_the_shipped_confidence_at_its_dev_threshold() -> None:
+    """By default the shipped confidence decides, at the threshold fitted on dev (the highest that
+    keeps dev's right answers), over the hand-set ranking; a threshold asked for replaces it."""
     shipped = shipped_weights()
-    assert shipped is not None and shipped.floor is not None and 0.0 < shipped.floor < 0.5
+    assert shipped is not None and 0.0 < shipped.threshold < 0.9
     default = confidence_gate(None)
-    assert default is not None and default.with_support and default.candidate is None
-    assert default.threshold == shipped.floor
+    assert default is not None and default.candidate is None
+    assert (default.threshold, default.confidence) == (shipped.threshold, shipped.confidence)
     stated = ground_answer(QUESTION, PASSAGES, weights=default)
     assert (stated.text, stated.status) == (ground_answer(QUESTION, PASSAGES).text, "grounded")
-    assert stated.confidence is not None and stated.confidence >= shipped.floor
+    assert stated.confidence is not None and stated.confidence >= shipped.threshold
     loose, strict = confidence_gate(0.0), confidence_gate(1.0)
-    assert loose is not None and not loose.with_support and loose.threshold == 0.0
+    assert loose is not None and loose.threshold == 0.0
     assert ground_answer(QUESTION, PASSAGES, weights=loose).confidence == stated.confidence
     refused = ground_answer(QUESTION, PASSAGES, weights=strict)
     assert refused.status == "abstained" and refused.confidence == stated.confidence
 
 
-def test_behind_the_support_gate_a_confident_answer_without_support_is_still_refused() -> None:
-    """The support gate comes first: evidence that covers too little of the question abstains,
-    however sure the confidence model is; without the support gate the same answer is stated."""
+def test_the_confidence_not_the_support_gate_decides_when_weights_are_given() -> None:
+    """Evidence that covers too little of the question abstains under the hand-set support gate;
+    under fitted weights the confidence decides: a sure model states the same answer, an unsure
+    one abstains."""
     question = "Who directed the film Harbour Lantern that won the Golden Anchor at Saint-Malo?"
-    sure = _weights(bias=6.0, threshold=0.5)
-    behind = AnswerWeights(sure.candidate, sure.confidence, 0.5, with_support=True)
     assert ground_answer(question, PASSAGES).status == "abstained"
-    assert ground_answer(question, PASSAGES, weights=behind).status == "abstained"
-    assert ground_answer(question, PASSAGES, weights=sure).status == "grounded"
+    assert ground_answer(question, PASSAGES, weights=_weights(bias=6.0)).status == "grounded"
+    assert ground_answer(question, PASSAGES, weights=_weights(bias=-6.0)).status == "abstained"
 
 
 def test_weights_round_trip_through_json(tmp_path: Path) -> None:
     candidate, confidence = Linear({"a": 1.5}, -0.5, {"a": 2.0}), Linear({"score": 1.0})
-    weights = AnswerWeights(candidate, confidence, 0.4, 12, {"n": 3}, floor=0.1)
+    weights = AnswerWeights(candidate, confidence, 0.4, 12, {"n": 3})
     path = tmp_path / "w.json"
     path.write_text(json.dumps(weights.to_json()), encoding="utf-8")
     assert read_weights(path) == weights

@@ -4,9 +4,10 @@ Code ranks the evidence sentences (:mod:`deepresearch.answers.evidence`), cuts c
 of the kind the question asks for (:mod:`deepresearch.answers.candidates`) and scores them by
 their features (:mod:`deepresearch.answers.features`); a
 model may then *choose* among those strings under a grammar that allows nothing else. Without a
-usable candidate the best sentence itself is the answer. When the best evidence covers too little
-of the question, or the best candidate is not of the kind asked (an organisation for "who"), the
-answer says the sources do not say, instead of guessing.
+usable candidate the best sentence itself is the answer. When the fitted P(right) of the best
+candidate is below the shipped threshold (without the weights: when the best evidence covers too
+little of the question), or the best candidate is not of the kind asked (an organisation for
+"who"), the answer says the sources do not say, instead of guessing.
 """
 
 from __future__ import annotations
@@ -80,8 +81,8 @@ def ground_answer(
 ) -> GroundedAnswer:
     """The grounded answer to ``question`` from ``sources`` (see the module docstring).
     ``weights`` are a fitted scorer and abstention (:mod:`deepresearch.answers.learned`, e.g.
-    :func:`~deepresearch.answers.learned.confidence_gate`; with ``with_support`` the confidence
-    is checked after the support gate); None is the hand-set scoring and support gate alone."""
+    :func:`~deepresearch.answers.learned.confidence_gate`, which abstains on the fitted P(right)
+    instead of the support gate); None is the hand-set scoring and support gate alone."""
     frame = frame_question(question)
     pool = sentence_pool(sources)
     ranked = rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes)
@@ -91,23 +92,17 @@ def ground_answer(
         return _open_yes_no(frame, ranked)
     if not ranked:
         return abstain(frame, 0.0)
-    gated = weights is None or weights.with_support
-    if gated and not supported(frame, ranked[0]):
+    if weights is None and not supported(frame, ranked[0]):
         return abstain(frame, ranked[0].coverage)
     both = _both_asks(frame, ranked) if frame.also is not None else None
     if both is not None:
         return both
-    if weights is not None and not weights.with_support:
+    if weights is not None:
         return _fitted_answer(frame, ranked, weights, chooser)
     scored = score_candidates(frame, ranked[:TOP_SENTENCES])
     if not scored:
         return _sentence_answer(frame, ranked[0])
-    confidence = None
-    if weights is not None:
-        confidence = _confidence(frame, scored, weights, hand_set=True)
-        if confidence < weights.threshold:
-            return abstain(frame, scored[0][2].coverage, confidence)
-    return _state_best(frame, scored, ranked, chooser, confidence, gated=True)
+    return _state_best(frame, scored, ranked, chooser, None, gated=True)
 
 
 def _state_best(
@@ -119,12 +114,12 @@ def _state_best(
     gated: bool,
 ) -> GroundedAnswer:
     """The chosen candidate as the answer line, or an abstention when it is not of the kind asked
-    or (``gated``) its evidence does not support it — a model's unsupported pick falls back to
-    code's best."""
+    or (``gated``) its evidence does not support it — a model's pick its evidence does not
+    support falls back to code's best."""
     names = tuple(c for c, _, _ in scored[:MAX_CANDIDATES])
     pick, chosen_by = _choose(frame, scored, ranked, chooser)
     text, evidence = next((c, r) for c, _, r in scored if c == pick)
-    if gated and not supported(frame, evidence) and chosen_by == "model":
+    if not supported(frame, evidence) and chosen_by == "model":
         (text, _, evidence), chosen_by = scored[0], "code"
     if (gated and not supported(frame, evidence)) or _wrong_kind(frame, text):
         return abstain(frame, evidence.coverage, confidence)
@@ -155,18 +150,11 @@ def _fitted_answer(
     scored = score_candidates(frame, ranked[: fitted.top_sentences], fitted.candidate)
     if not scored:
         return _sentence_answer(frame, ranked[0])
-    confidence = _confidence(frame, scored, fitted, hand_set=fitted.candidate is None)
+    features = confidence_features(frame, scored, hand_set=fitted.candidate is None)
+    confidence = fitted.confidence.probability(features)
     if confidence < fitted.threshold:
         return abstain(frame, scored[0][2].coverage, confidence)
     return _state_best(frame, scored, ranked, chooser, confidence, gated=False)
-
-
-def _confidence(
-    frame: QuestionFrame, scored: Sequence[tuple[str, float, Ranked]], weights: AnswerWeights, hand_set: bool
-) -> float:
-    """P(right) of the best of ``scored`` under ``weights``' confidence model (``hand_set``: the
-    scores are the hand-set ones, not log-odds)."""
-    return weights.confidence.probability(confidence_features(frame, scored, hand_set))
 
 
 def _both_asks(frame: QuestionFrame, ranked: Sequence[Ranked]) -> GroundedAnswer | None:

@@ -6,11 +6,10 @@ is the gold answer; None keeps the hand-set score, which the fitted one has not 
 test half — and ``confidence`` turns the best candidate's features (its score, its
 margin over the next, how much of the question its evidence covers) into P(the answer is right).
 The answer line abstains below ``threshold``, a point of the precision/coverage curve of the dev
-half. By default (:func:`confidence_gate` without a threshold) the confidence is a second gate
-after the hand-set support gate, at ``floor``: the highest threshold that keeps the dev half's
-right answers, so on dev it turns away wrong answers only. ``evals/fit_answers.py`` fits both on
-the dev half of the shared eval set and writes ``data/answer_weights.json``; nothing here is
-hand-set.
+half: the highest threshold that keeps the dev half's right answers, so on dev it turns away wrong
+answers only. That is the default gate (:func:`confidence_gate` without a threshold); the hand-set
+support gate is what answers without the weights. ``evals/fit_answers.py`` fits both on the dev
+half of the shared eval set and writes ``data/answer_weights.json``; nothing here is hand-set.
 """
 
 from __future__ import annotations
@@ -57,24 +56,19 @@ class Linear:
 
 @dataclass(frozen=True)
 class AnswerWeights:
-    """The fitted candidate scorer, the confidence model and the abstention threshold;
-    ``with_support`` keeps the hand-set support gate in front of the confidence (the default
-    gate, at ``floor``)."""
+    """The fitted candidate scorer, the confidence model and the abstention threshold."""
 
     candidate: Linear | None
     confidence: Linear
     threshold: float
     top_sentences: int = 8
     meta: Mapping[str, Any] = field(default_factory=dict)
-    floor: float | None = None
-    with_support: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
             "candidate": self.candidate.to_json() if self.candidate else None,
             "confidence": self.confidence.to_json(),
             "threshold": self.threshold,
-            "floor": self.floor,
             "top_sentences": self.top_sentences,
             "meta": dict(self.meta),
         }
@@ -87,7 +81,6 @@ class AnswerWeights:
             float(data["threshold"]),
             int(data.get("top_sentences", 8)),
             dict(data.get("meta", {})),
-            None if data.get("floor") is None else float(data["floor"]),
         )
 
 
@@ -109,15 +102,12 @@ def shipped_weights() -> AnswerWeights | None:
 
 
 def confidence_gate(min_confidence: float | None) -> AnswerWeights | None:
-    """The shipped confidence model abstaining below ``min_confidence`` (P(right), 0..1) instead
-    of the hand-set support gate, over the hand-set ranking. Without ``min_confidence``: the
-    support gate, then the confidence at the shipped ``floor`` (the support gate alone when the
-    weights have no floor or are missing)."""
+    """The shipped confidence model abstaining below ``min_confidence`` (P(right), 0..1; without
+    it, the shipped threshold) instead of the hand-set support gate, over the hand-set ranking.
+    None (the support gate alone) when the weights are missing and no threshold is asked for."""
     shipped = shipped_weights()
     if min_confidence is None:
-        if shipped is None or shipped.floor is None:
-            return None
-        return replace(shipped, candidate=None, threshold=shipped.floor, with_support=True)
+        return None if shipped is None else replace(shipped, candidate=None)
     if shipped is None:
         raise ConfigurationError(
             f"ANSWER_MIN_CONFIDENCE needs the fitted weights data/{WEIGHTS_FILE}, which this install "

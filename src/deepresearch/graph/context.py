@@ -41,8 +41,8 @@ class ResearchContext:
     plan_reviewer: Callable[[list[TodoItem]], Sequence[TodoItem]] | None = None
     task_slots: threading.BoundedSemaphore = field(init=False)
     answer_weights: AnswerWeights | None = field(init=False)
-    """How the answer line abstains: the support gate then the fitted confidence at its floor, or the
-    confidence alone at ANSWER_MIN_CONFIDENCE when that is set."""
+    """How the answer line abstains: the fitted confidence at its shipped threshold, or at
+    ANSWER_MIN_CONFIDENCE when that is set."""
 
     def __post_init__(self) -> None:
         # LangGraph's own max_concurrency also counts its stream reader: at 1 it deadlocks.
