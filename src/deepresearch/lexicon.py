@@ -83,6 +83,9 @@ NOT_A_TYPE_NOUN = _words(
 ) | _words("still currently originally first kind type")
 """Words the last word of a "what …" noun phrase cannot be ("what kind", "what is"): stopwords,
 adverbs of time, and "kind"/"type" (which ask for the noun after them)."""
+ATTRIBUTE_NOUNS = _words("profession occupation job career trade vocation position genre")
+"""Type nouns whose answer describes the subject instead of naming an entity ("What was her
+profession?" → "aviator", "What position does he play?" → "goalkeeper")."""
 PHRASE_END = (
     NOT_A_TYPE_NOUN
     | _words(

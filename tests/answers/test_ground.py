@@ -571,3 +571,40 @@ def test_a_name_ending_in_jr_does_not_run_into_the_next_sentence() -> None:
 def test_a_country_is_no_person() -> None:
     envoy = src(1, "Ivo Lenk", "Ivo Lenk was married in North Korea in 1950 to the painter Mira Solberg.")
     assert ground_answer("Who was Ivo Lenk married to?", [envoy]).text == "Mira Solberg"
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "answer"),
+    [
+        (
+            "What was the profession of Ada Lund?",
+            "Ada Lund (1890–1951) was a Danish aviator who flew from Aarhus to Cairo in 1921.",
+            "Danish aviator",
+        ),
+        (
+            "What position does Tom Reyes play?",
+            "Tom Reyes is a Chilean footballer who plays as a goalkeeper for Club Arvel in Valdora.",
+            "goalkeeper",
+        ),
+        (
+            "What genre is the writer Mira Solberg known for?",
+            "Mira Solberg is a Norwegian writer known for maritime mystery novels about Bergen.",
+            "maritime mystery novels",
+        ),
+    ],
+)
+def test_a_profession_position_or_genre_is_answered_by_what_the_subject_is(
+    question: str, text: str, answer: str
+) -> None:
+    """A profession, a position or a genre is not a name: not the places, the club or the
+    nationality the sentence also holds, but what it says the subject is, plays as or is known for."""
+    person = src(1, text.split(" (")[0].split(" is ")[0], text)
+    got = ground_answer(question, [person])
+    assert (got.text, got.status) == (answer, "grounded")
+
+
+def test_without_a_profession_in_the_evidence_the_sources_do_not_say() -> None:
+    """A sentence that names only places does not answer "what profession", neither by a place
+    nor as a whole sentence."""
+    moved = src(1, "Ada Lund", "Ada Lund moved from Aarhus to Cairo in 1921 with her brother.")
+    assert ground_answer("What was the profession of Ada Lund?", [moved]).status == "abstained"

@@ -23,7 +23,15 @@ from deepresearch.answers.evidence import Ranked, Sentence
 from deepresearch.answers.gazetteer import country_or_state, in_class, wider_place
 from deepresearch.answers.learned import Linear
 from deepresearch.answers.question import AnswerKind, QuestionFrame
-from deepresearch.lexicon import CONNECTORS, NATIONALITIES, PERSON_PRONOUNS, SUBJECT_PRONOUNS, opening
+from deepresearch.lexicon import (
+    ATTRIBUTE_NOUNS,
+    CONNECTORS,
+    NATIONALITIES,
+    PERSON_PRONOUNS,
+    PHRASE_END,
+    SUBJECT_PRONOUNS,
+    opening,
+)
 from deepresearch.text import key_stems
 
 PROXIMITY_WEIGHT = 0.6
@@ -247,6 +255,9 @@ def _spans(evidence: Sentence, frame: QuestionFrame, question: set[str]) -> Iter
     subject = pronoun_subject(evidence, frame.kind)
     if subject:
         yield subject
+    if frame.type_noun in ATTRIBUTE_NOUNS:  # names are not professions, positions or genres
+        yield from attribute_phrases(sentence, frame.type_noun)
+        return
     found_spans = candidates(sentence, frame.kind)
     if frame.type_noun and _plural(frame.type_noun):
         found_spans = [*_lists(sentence, found_spans), *found_spans]
@@ -257,6 +268,43 @@ def _spans(evidence: Sentence, frame: QuestionFrame, question: set[str]) -> Iter
             tail = re.match(rf"{re.escape(cand)}((?:\s+[a-z]+){{1,2}})\b", sentence[sentence.find(cand) :])
             if tail and type_stems(frame.type_noun) & set(key_stems(tail.group(1).split()[-1])):
                 yield cand + tail.group(1)
+
+
+_ATTRIBUTE = re.compile(
+    r"\b(?:(?P<as>(?:plays|played|playing|serves|served|works|worked)\s+as(?:\s+an?|\s+the)?)"
+    r"|(?P<for>(?:known|famous|renowned|noted)\s+for)|(?P<is>(?:is|was|are|were|became)\s+(?:an?|the)))"
+    r"(?=\s+([^.;:()]{1,80}))"  # a look-ahead: the phrase may hold the next cue
+)
+_ATTRIBUTE_CUE = {"position": "as", "genre": "for"}  # the rest: what the subject "is"
+
+
+@functools.cache
+def attribute_phrases(sentence: str, noun: str) -> tuple[str, ...]:
+    """What the sentence says its subject is, for a question asking a profession (``noun``),
+    or how it plays or serves for a position, or what it is known for for a genre: "was a
+    pioneering aviator who …" → "pioneering aviator", "plays as a goalkeeper for …" →
+    "goalkeeper", "known for gothic novels" → "gothic novels"."""
+    cue = _ATTRIBUTE_CUE.get(noun, "is")
+    found = []
+    for match in _ATTRIBUTE.finditer(sentence):
+        if match.group(cue) is None:
+            continue
+        head = _phrase_head(match.group(4))
+        if head:
+            found.append(head)
+    return tuple(found)
+
+
+def _phrase_head(text: str) -> str:
+    """The noun phrase ``text`` opens with: up to four words, ending before a comma, a
+    preposition, a relative pronoun or a participle ("novels published in …" → "novels")."""
+    words: list[str] = []
+    for token in re.findall(r"[\w'’-]+|,", text):
+        low = token.lower()
+        if token == "," or low in PHRASE_END or (words and low.endswith("ed")) or len(words) == 4:
+            break
+        words.append(token)
+    return " ".join(words)
 
 
 _PRONOUN = opening(SUBJECT_PRONOUNS)

@@ -29,7 +29,7 @@ from deepresearch.answers.features import (
 from deepresearch.answers.learned import AnswerWeights
 from deepresearch.answers.question import AnswerKind, QuestionFrame, frame_question
 from deepresearch.citations import Source
-from deepresearch.lexicon import INNER_NAME_WORD
+from deepresearch.lexicon import ATTRIBUTE_NOUNS, INNER_NAME_WORD
 from deepresearch.report_text import HEADINGS
 from deepresearch.text import CITATION_LIKE, key_stems, language_of
 
@@ -135,9 +135,10 @@ def _wrong_kind(frame: QuestionFrame, text: str) -> bool:
 
 def _sentence_answer(frame: QuestionFrame, best: Ranked) -> GroundedAnswer:
     """No candidate of the kind asked for: the best sentence itself, when it covers the question
-    and the question asks for no date, number or measure (a sentence that states none does not
-    answer "when" or "how many")."""
-    if not supported(frame, best) or ASKS_MEASURE.search(frame.text) or frame.kind in ("date", "number"):
+    and the question asks for no date, number, measure or attribute (a sentence that states none
+    does not answer "when", "how many" or "what profession")."""
+    stated_by_form = frame.kind in ("date", "number") or frame.type_noun in ATTRIBUTE_NOUNS
+    if not supported(frame, best) or ASKS_MEASURE.search(frame.text) or stated_by_form:
         return abstain(frame, best.coverage)
     return _answer(frame, best.sentence.text, best, "sentence", ())
 
