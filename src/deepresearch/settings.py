@@ -140,10 +140,10 @@ class Settings(BaseSettings):
     """Task summaries: `auto` (extractive for the embedded model, model-written for servers), `extractive` or
     `model`."""
     answer_min_confidence: float | None = Field(None, ge=0, le=1, json_schema_extra=_RESEARCH)
-    """State the answer only when the fitted P(right) is at least this (0-1), instead of the support gate,
-    else say the sources do not say; unset: the hand-set support gate, then the fitted P(right) at the floor
-    fitted on dev (0.1). Measured end to end on the held-out half: unset answers 56 % of the questions and is
-    right on 67 % of those; the curves are in docs/BENCHMARKS.md."""
+    """State the answer only when the fitted P(right) is at least this (0-1), else say the sources do not
+    say; unset: the threshold fitted on dev and shipped with the weights (0.4). Measured end to end on the
+    held-out half: unset answers 52 % of the questions and is right on 74.5 % of those; the curve is in
+    docs/BENCHMARKS.md."""
     answer_chooser: Literal["code", "model"] = Field("code", json_schema_extra=_RESEARCH)
     """Who picks the embedded model's answer among code's candidates: `code` or `model` (under a grammar that
     allows only them)."""
