@@ -280,10 +280,10 @@ _ATTRIBUTE_CUE = {"position": "as", "genre": "for"}  # the rest: what the subjec
 
 @functools.cache
 def attribute_phrases(sentence: str, noun: str) -> tuple[str, ...]:
-    """What the sentence says its subject is, for a question asking a profession (``noun``),
-    or how it plays or serves for a position, or what it is known for for a genre: "was a
-    pioneering aviator who …" → "pioneering aviator", "plays as a goalkeeper for …" →
-    "goalkeeper", "known for gothic novels" → "gothic novels"."""
+    """The answers ``sentence`` offers to a question asking for ``noun``: what its subject is,
+    for a profession ("was a pioneering aviator who …" → "pioneering aviator"); what it plays or
+    serves as, for a position ("plays as a goalkeeper for …" → "goalkeeper"); what it is known
+    for, for a genre ("known for gothic novels" → "gothic novels")."""
     cue = _ATTRIBUTE_CUE.get(noun, "is")
     found = []
     for match in _ATTRIBUTE.finditer(sentence):
