@@ -574,32 +574,34 @@ def test_a_country_is_no_person() -> None:
 
 
 @pytest.mark.parametrize(
-    ("question", "text", "answer"),
+    ("question", "title", "text", "answer"),
     [
         (
             "What was the profession of Ada Lund?",
+            "Ada Lund",
             "Ada Lund (1890–1951) was a Danish aviator who flew from Aarhus to Cairo in 1921.",
             "Danish aviator",
         ),
         (
             "What position does Tom Reyes play?",
+            "Tom Reyes",
             "Tom Reyes is a Chilean footballer who plays as a goalkeeper for Club Arvel in Valdora.",
             "goalkeeper",
         ),
         (
             "What genre is the writer Mira Solberg known for?",
+            "Mira Solberg",
             "Mira Solberg is a Norwegian writer known for maritime mystery novels about Bergen.",
             "maritime mystery novels",
         ),
     ],
 )
 def test_a_profession_position_or_genre_is_answered_by_what_the_subject_is(
-    question: str, text: str, answer: str
+    question: str, title: str, text: str, answer: str
 ) -> None:
     """A profession, a position or a genre is not a name: not the places, the club or the
     nationality the sentence also holds, but what it says the subject is, plays as or is known for."""
-    person = src(1, text.split(" (")[0].split(" is ")[0], text)
-    got = ground_answer(question, [person])
+    got = ground_answer(question, [src(1, title, text)])
     assert (got.text, got.status) == (answer, "grounded")
 
 
