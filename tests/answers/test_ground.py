@@ -610,3 +610,14 @@ def test_without_a_profession_in_the_evidence_the_sources_do_not_say() -> None:
     nor as a whole sentence."""
     moved = src(1, "Ada Lund", "Ada Lund moved from Aarhus to Cairo in 1921 with her brother.")
     assert ground_answer("What was the profession of Ada Lund?", [moved]).status == "abstained"
+
+
+def test_a_publisher_is_no_author() -> None:
+    """ "Who wrote …" is not answered by the house that published the book; with the author in
+    the sentence, the author is."""
+    asked = "Who wrote the novel Salt Lanterns?"
+    title = "Salt Lanterns"
+    house = src(1, title, "The novel Salt Lanterns was written in 1931 and published by Harlow Press.")
+    assert ground_answer(asked, [house]).status == "abstained"
+    both = src(1, title, "The novel Salt Lanterns was written by Ada Lund and published by Harlow Press.")
+    assert ground_answer(asked, [both]).text == "Ada Lund"

@@ -54,7 +54,8 @@ _ORG = re.compile(
     r"\b(?:University|College|School|Company|Corporation|Inc|Ltd|Records|Club|FC|Party|Church|River|"
     r"County|City|Street|Hall|Park|Museum|Award|Awards|War|League|Festival|Army|Council|Film|Show|"
     r"Region|Province|District|State|States|Kingdom|Republic|Island|Islands|Area|Stars|Team|Network|Channel|"
-    r"Studios|Television|Radio|Broadcasting|Institute|Foundation|Association|Society|Group)(?:$|\s+of\b)"
+    r"Studios|Television|Radio|Broadcasting|Institute|Foundation|Association|Society|Group|Press|Publishing|"
+    r"Publishers|Books|Airlines|Airways|Bank|Hospital)(?:$|\s+of\b)"
 )
 _DEFINITION = re.compile(r"^(?:\s*\([^)]*\))*[^.;]{0,120}?\b(?:is|was|are|were)\s+(?:an?|the|one)\b")
 _PREDICATE_END = re.compile(
