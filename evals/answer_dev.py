@@ -20,7 +20,9 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from deepresearch.agent import research
 from deepresearch.answers.ground import ground_answer
@@ -70,21 +72,30 @@ def collect(args: argparse.Namespace) -> None:
             print(f"{n}/{len(questions)} {result.answer!r}", file=sys.stderr)
 
 
-def _rows_from_runs(folders: list[Path]) -> list[dict[str, object]]:
-    """One row per run folder whose question is in the eval's questions file."""
+def stored_source(data: dict[str, Any]) -> Source:
+    """A source as a run's ``result.json`` or the collect cache stores it (a ``doc://`` URL when
+    none is stored)."""
+    return Source(**{"url": f"doc://{data.get('doc_id')}", **data})
+
+
+def rows_from_runs(folders: Sequence[Path]) -> list[dict[str, Any]]:
+    """One row (qid, question, answers, stored sources) per run folder whose question is in the
+    eval's questions file, in folder order."""
     questions = {" ".join(q.question.split()): q for q in load_questions(EVAL / "questions.jsonl")}
     rows = []
     for result in sorted(f for folder in folders for f in folder.glob("*/result.json")):
         data = json.loads(result.read_text(encoding="utf-8"))
         q = questions.get(" ".join(data["question"].split()))
         if q is not None:
-            rows.append({"question": q.question, "answers": list(q.answers), "sources": data["sources"]})
+            rows.append(
+                {"qid": q.qid, "question": q.question, "answers": list(q.answers), "sources": data["sources"]}
+            )
     return rows
 
 
 def score(args: argparse.Namespace) -> None:
     if args.runs:
-        rows = _rows_from_runs(args.runs)
+        rows = rows_from_runs(args.runs)
     else:
         rows = [json.loads(line) for line in _cache(args.drop_gold).open()]
     chooser = _model_chooser() if args.model else None
@@ -98,7 +109,7 @@ def score(args: argparse.Namespace) -> None:
     }
     started = time.perf_counter()
     for row in rows:
-        sources = [Source(**{"url": f"doc://{s.get('doc_id')}", **s}) for s in row["sources"]]
+        sources = [stored_source(s) for s in row["sources"]]
         got = ground_answer(row["question"], sources, chooser=chooser, weights=gate)
         text = "" if got.status == "abstained" else got.text
         marks["answer_match"].append(answer_match(text, row["answers"]))

@@ -41,6 +41,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
+from answer_dev import rows_from_runs, stored_source
 
 from deepresearch.answers.evidence import rank_sentences, sentence_pool
 from deepresearch.answers.features import confidence_features, occurrences, score_candidates
@@ -105,19 +106,17 @@ def run_rows(folders: Sequence[Path], gold_read: bool = True) -> list[Row]:
     """Rows from the run folders a ``deepresearch eval`` wrote (``DEEPRESEARCH_HOME=… deepresearch
     eval …`` keeps them under ``HOME/runs``): the sources the current agent read, no collect step.
     ``gold_read`` False for an eval run with ``--drop-gold``."""
-    questions = {}
-    for line in (EVAL / "questions.jsonl").open(encoding="utf-8"):
-        q = json.loads(line)
-        questions[" ".join(q["question"].split())] = q
-    rows = []
-    for result in sorted(f for folder in folders for f in folder.glob("*/result.json")):
-        data = json.loads(result.read_text(encoding="utf-8"))
-        q = questions.get(" ".join(data["question"].split()))
-        if q is None:
-            continue
-        sources = [Source(**{"url": f"doc://{s.get('doc_id')}", **s}) for s in data["sources"]]
-        rows.append(Row(q["qid"], half_of(q["qid"]), q["question"], q["answers"], sources, gold_read))
-    return rows
+    return [
+        Row(
+            r["qid"],
+            half_of(r["qid"]),
+            r["question"],
+            r["answers"],
+            [stored_source(s) for s in r["sources"]],
+            gold_read,
+        )
+        for r in rows_from_runs(folders)
+    ]
 
 
 def load_rows() -> list[Row]:
@@ -126,7 +125,7 @@ def load_rows() -> list[Row]:
         path = OUT / name
         for line in path.open(encoding="utf-8") if path.exists() else ():
             data = json.loads(line)
-            sources = [Source(**{"url": f"doc://{s.get('doc_id')}", **s}) for s in data["sources"]]
+            sources = [stored_source(s) for s in data["sources"]]
             half = half_of(data["qid"])
             rows.append(Row(data["qid"], half, data["question"], data["answers"], sources, gold_read))
     return rows

@@ -279,7 +279,6 @@ _ATTRIBUTE = re.compile(
 _ATTRIBUTE_CUE = {"position": "as", "genre": "for"}  # the rest: what the subject "is"
 
 
-@functools.cache
 def attribute_phrases(sentence: str, noun: str) -> tuple[str, ...]:
     """The answers ``sentence`` offers to a question asking for ``noun``: what its subject is,
     for a profession ("was a pioneering aviator who …" → "pioneering aviator"); what it plays or

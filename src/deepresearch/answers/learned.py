@@ -106,11 +106,13 @@ def confidence_gate(min_confidence: float | None) -> AnswerWeights | None:
     it, the shipped threshold) instead of the hand-set support gate, over the hand-set ranking.
     None (the support gate alone) when the weights are missing and no threshold is asked for."""
     shipped = shipped_weights()
-    if min_confidence is None:
-        return None if shipped is None else replace(shipped, candidate=None)
-    if shipped is None:
+    if shipped is None and min_confidence is not None:
         raise ConfigurationError(
             f"ANSWER_MIN_CONFIDENCE needs the fitted weights data/{WEIGHTS_FILE}, which this install "
             "lacks; reinstall deepresearch or unset ANSWER_MIN_CONFIDENCE"
         )
-    return replace(shipped, candidate=None, threshold=min_confidence)
+    if shipped is None:
+        return None
+    return replace(
+        shipped, candidate=None, threshold=shipped.threshold if min_confidence is None else min_confidence
+    )
