@@ -130,3 +130,21 @@ def test_the_confidence_weighs_whether_the_answer_sentence_itself_names_the_ques
     ranked = rank_sentences(direct.terms, sentence_pool(PASSAGES), direct.names, direct.text)
     stated = confidence_features(direct, score_candidates(direct, ranked[:8]), hand_set=True)
     assert stated["names_sentence"] == 1.0
+
+
+def test_a_position_stated_at_its_cue_passes_the_default_gate() -> None:
+    """A profession, position or genre is cut right after the words that state it ("plays as a
+    …"), so it stands as near the question's relation as a span can: the shipped confidence
+    states it even when the sentence's other words (a birth date, a town) lie between it and
+    the question's words."""
+    footballer = src(
+        1,
+        "Tom Reyes",
+        "Tom Reyes (born 4 March 1991 in Valdora) is a Chilean footballer who plays as a goalkeeper "
+        "for Club Arvel.",
+    )
+    club = src(2, "Club Arvel", "Club Arvel is a football club based in Valdora, Chile, founded in 1921.")
+    got = ground_answer(
+        "What position does Tom Reyes play?", [footballer, club], weights=confidence_gate(None)
+    )
+    assert (got.text, got.status, got.source_id) == ("goalkeeper", "grounded", 1)

@@ -218,7 +218,8 @@ def _occurrence(
         near = near | set(key_stems(evidence.bridge))
     pronoun = _PRONOUN.match(text)
     stands_as = pronoun.group(0) if pronoun and cand not in text else cand  # "She" stands for her
-    proximity = 1.0 if typed else _proximity(stands_as, text, near)
+    described = frame.type_noun in ATTRIBUTE_NOUNS  # cut right after its cue: "plays as", "is a"
+    proximity = 1.0 if typed or described else _proximity(stands_as, text, near)
     hand_set = (
         evidence.score / (1 + 0.1 * rank) * factor * (1 - PROXIMITY_WEIGHT + PROXIMITY_WEIGHT * proximity)
     )
