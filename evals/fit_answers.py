@@ -187,17 +187,54 @@ def fit_candidate(rows: Sequence[Row], top: int, l2: float) -> Linear:
     return as_linear(CANDIDATE_FEATURES, w, b, s)
 
 
-def fit_confidence(rows: Sequence[Row], top: int, scorer: Linear | None, l2: float) -> Linear:
-    feats, labels = [], []
+def confidence_rows(
+    rows: Sequence[Row], top: int, scorer: Linear | None
+) -> tuple[list[dict[str, float]], list[float], list[str]]:
+    """The best candidate's confidence features per open question, whether it is right, its qid."""
+    feats, labels, qids = [], [], []
     for row in rows:
         frame, ranked = _ranked(row, top)
         scored = score_candidates(frame, ranked, scorer) if _open(frame) and ranked else []
         if scored:
             feats.append(confidence_features(frame, scored, scorer is None))
             labels.append(answer_match(scored[0][0], row.answers))
-    w, b, s = fit_logistic(matrix(feats, CONFIDENCE_FEATURES), np.array(labels), l2)
+            qids.append(row.qid)
+    return feats, labels, qids
+
+
+def fit_confidence(
+    rows: Sequence[Row],
+    top: int,
+    scorer: Linear | None,
+    l2: float,
+    names: Sequence[str] = CONFIDENCE_FEATURES,
+) -> Linear:
+    feats, labels, _ = confidence_rows(rows, top, scorer)
+    w, b, s = fit_logistic(matrix(feats, names), np.array(labels), l2)
     print(f"confidence rows: {len(labels)} ({int(sum(labels))} right)")
-    return as_linear(CONFIDENCE_FEATURES, w, b, s)
+    return as_linear(names, w, b, s)
+
+
+def cross_validate(
+    rows: Sequence[Row], top: int, names: Sequence[str], l2: float, folds: int = 10
+) -> tuple[float, float]:
+    """Log-loss and AUC of the confidence over ``names``, each question predicted by a fit on the
+    other folds (a question's rows — agent, context, without gold — stay in one fold): a feature
+    set is chosen on dev by this, not by the test half."""
+    feats, labels, qids = confidence_rows(rows, top, None)
+    x, y = matrix(feats, names), np.array(labels)
+    order = sorted(set(qids))
+    np.random.default_rng(0).shuffle(order)
+    fold = np.array([order.index(q) % folds for q in qids])
+    p = np.zeros(len(y))
+    for k in range(folds):
+        w, b, s = fit_logistic(x[fold != k], y[fold != k], l2)
+        p[fold == k] = 1 / (1 + np.exp(-((x[fold == k] / s) @ w + b)))
+    loss = float(-np.mean(y * np.log(p + 1e-9) + (1 - y) * np.log(1 - p + 1e-9)))
+    ranks = np.argsort(np.argsort(p)) + 1
+    right = y.sum()
+    auc = float((ranks[y == 1].sum() - right * (right + 1) / 2) / (right * (len(y) - right)))
+    return loss, auc
 
 
 def outcomes(
@@ -286,6 +323,14 @@ def main() -> None:
     parser.add_argument("--no-context", dest="context", action="store_false", help="agent rows only")
     parser.add_argument("--fit-ranking", action="store_true", help="fit the candidate scorer too")
     parser.add_argument(
+        "--confidence-features", type=lambda v: tuple(v.split(",")), default=CONFIDENCE_FEATURES,
+        help="comma-separated features of the confidence model (default: all of CONFIDENCE_FEATURES)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--cv", action="store_true",
+        help="first print the dev half's 10-fold cross-validated log-loss and AUC of the confidence",
+    )  # fmt: skip
+    parser.add_argument(
         "--agent-confidence", dest="context_confidence", action="store_false",
         help="fit the confidence on agent rows only (default: dev context rows too)",
     )  # fmt: skip
@@ -301,7 +346,11 @@ def main() -> None:
     context = [r for r in contexts if r.half == "dev"]
     train = [r for r in dev + context if r.gold_read] if args.context else [r for r in dev if r.gold_read]
     scorer = fit_candidate(train, args.top, args.l2) if args.fit_ranking else None
-    confidence = fit_confidence(dev + (context if args.context_confidence else []), args.top, scorer, args.l2)
+    confidence_set = dev + (context if args.context_confidence else [])
+    if args.cv:
+        loss, auc = cross_validate(confidence_set, args.top, args.confidence_features, args.l2)
+        print(f"dev 10-fold CV of the confidence: log-loss {loss:.4f}, AUC {auc:.3f}")
+    confidence = fit_confidence(confidence_set, args.top, scorer, args.l2, args.confidence_features)
     weights = AnswerWeights(scorer, confidence, 0.0, args.top)
     gold_dev = [r for r in dev if r.gold_read] + [r for r in context if r.gold_read]
     threshold = hold_threshold(gold_dev, weights) if args.threshold is None else args.threshold
