@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from deepresearch.answers.evidence import names_whole
+from deepresearch.answers.evidence import names_whole, ranked_bridges, sentence_pool
 from deepresearch.answers.ground import check_answer, ground_answer
+from deepresearch.answers.question import frame_question
 from deepresearch.citations import Source
 
 from .sources import src
@@ -621,3 +622,24 @@ def test_a_publisher_is_no_author() -> None:
     assert ground_answer(asked, [house]).status == "abstained"
     both = src(1, title, "The novel Salt Lanterns was written by Ada Lund and published by Harlow Press.")
     assert ground_answer(asked, [both]).text == "Ada Lund"
+
+
+def test_a_name_listed_beside_the_subject_is_no_hop_to_its_answer() -> None:
+    """A long list that names the question's subject among its peers ("the currency of seven
+    states: …, Veloria, …") leads to none of them: the year a peer adopted the currency is not
+    the subject's, so without the subject's own passage the sources do not say; with it, it
+    answers; and the next round does not search the peers."""
+    asked = "In what year did Veloria adopt the crown?"
+    union = src(
+        1,
+        "Crown (currency)",
+        "The crown is the sole currency of seven member states: Aldovia, Brennia, Castora, Veloria, "
+        "Dunmark, Estravia and Fenwick.",
+    )
+    peer = src(2, "Brennia", "Brennia adopted the crown in 1994, with the first coins minted in 1991.")
+    own = src(3, "Veloria", "Veloria adopted the crown on 1 January 2008, replacing the Velorian mark.")
+    assert ground_answer(asked, [union, peer]).status == "abstained"
+    assert ground_answer(asked, [union, peer, own]).text == "1 January 2008"
+    frame = frame_question(asked)
+    bridges = ranked_bridges(frame.terms, sentence_pool([union]), names=frame.names)
+    assert not {name for name, _ in bridges} & {"Aldovia", "Brennia", "Fenwick"}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from deepresearch.answers.candidates import names
@@ -27,6 +27,8 @@ NAME_WEIGHT = 1.0
 OWN_SHARE = 0.1
 TITLE_BONUS = 0.1
 _TITLE_TAIL = re.compile(r"\s*(?:\(.*?\)|,.*)$")
+LIST_GLUE = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
+SIBLINGS = 5  # a list of this many names or more makes its members peers, not hops
 
 
 @dataclass(frozen=True)
@@ -161,14 +163,46 @@ def _common_names(pool: Sequence[Sentence]) -> set[str]:
 
 def _bridge_names(seed: Sentence, question: set[str]) -> list[str]:
     out = []
-    for name in names(seed.text):
-        if name.lower() in NATIONALITIES:
+    found = list(names(seed.text))
+    peers = _listed_beside(seed.text, found, question)
+    for name in found:
+        if name.lower() in NATIONALITIES or name in peers:
             continue
         terms = set(key_stems(name))
         subject = terms <= seed.title_terms or (bool(seed.title_terms) and terms >= seed.title_terms)
         if terms and not terms <= question and not subject:  # nor the passage's subject, in full
             out.append(name)
     return out
+
+
+def _listed_beside(text: str, found: Sequence[str], question: set[str]) -> set[str]:
+    """The names ``text`` lists together with one the question names, in a list of ``SIBLINGS``
+    or more ("the sole currency of 19 states: Austria, Belgium, …, Malta, …" for a question on
+    Malta): peers of what the question asks about, so none of them leads to its answer."""
+    peers: set[str] = set()
+    for start, end in list_runs(text, found):
+        listed = [n for n in found if n in text[start:end]]
+        held = any((stems := set(key_stems(n))) and stems <= question for n in listed)
+        if held and len(listed) >= SIBLINGS:
+            peers.update(listed)
+    return peers
+
+
+def list_runs(text: str, spans: Sequence[str]) -> Iterator[tuple[int, int]]:
+    """(start, end) of each run of two or more of ``spans`` (in text order) that ``text`` lists
+    one after another, joined by commas or "and" ("Karin Holm, Lise Lyng and Mette Skov")."""
+    run: list[tuple[int, int]] = []
+    for span in spans:
+        start = text.find(span, run[-1][1] if run else 0)
+        if start < 0:
+            continue
+        if run and not LIST_GLUE.fullmatch(text[run[-1][1] : start]):
+            if len(run) >= 2:
+                yield run[0][0], run[-1][1]
+            run = []
+        run.append((start, start + len(span)))
+    if len(run) >= 2:
+        yield run[0][0], run[-1][1]
 
 
 def _mentions(sentence: Sentence, name: str) -> bool:

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from deepresearch.answers.candidates import candidates
-from deepresearch.answers.evidence import Ranked, Sentence
+from deepresearch.answers.evidence import LIST_GLUE, Ranked, Sentence, list_runs
 from deepresearch.answers.gazetteer import country_or_state, in_class, wider_place
 from deepresearch.answers.learned import Linear
 from deepresearch.answers.question import AnswerKind, QuestionFrame
@@ -75,7 +75,6 @@ TYPE_SYNONYMS = {
 }
 _NAME_NOUNS = frozenset(["name", "pseudonym", "nickname", "alias"])
 _NAME_CUE = r"\b(?:pseudonym|stage name|pen name|nickname|known as|under the name|alias)\s+[\"“']?"
-_LIST_GLUE = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
 _ASKS_ACRONYM = re.compile(r"\b(?:acronym|abbreviat|initials)", re.IGNORECASE)
 _ASKS_BIRTH = re.compile(r"\b(?:born|birth)\b", re.IGNORECASE)
 _ASKS_DEATH = re.compile(r"\b(?:die|died|death)\b", re.IGNORECASE)
@@ -333,18 +332,8 @@ def _plural(noun: str) -> bool:
 def _lists(sentence: str, spans: Sequence[str]) -> Iterator[str]:
     """Runs of candidates the sentence lists ("Karin Holm, Lise Lyng and Mette Skov"),
     whole, for a question asking for several ("what actresses …")."""
-    run: list[tuple[int, int]] = []
-    for span in spans:
-        start = sentence.find(span, run[-1][1] if run else 0)
-        if start < 0:
-            continue
-        if run and not _LIST_GLUE.fullmatch(sentence[run[-1][1] : start]):
-            if len(run) >= 2:
-                yield sentence[run[0][0] : run[-1][1]]
-            run = []
-        run.append((start, start + len(span)))
-    if len(run) >= 2:
-        yield sentence[run[0][0] : run[-1][1]]
+    for start, end in list_runs(sentence, spans):
+        yield sentence[start:end]
 
 
 def _after_question_words(cand: str, question: set[str]) -> str:
@@ -410,7 +399,7 @@ def shape_flags(cand: str, frame: QuestionFrame, sentence: Sentence) -> dict[str
         "non_member": member is False or wider_place(frame.type_noun, cand),
         "name_cue": frame.type_noun in _NAME_NOUNS
         and re.search(rf"{_NAME_CUE}{re.escape(cand)}", sentence.text) is not None,
-        "list": frame.type_noun is not None and _plural(frame.type_noun) and bool(_LIST_GLUE.search(cand)),
+        "list": frame.type_noun is not None and _plural(frame.type_noun) and bool(LIST_GLUE.search(cand)),
         "unit": frame.kind == "number" and _counts_what_is_asked(cand, frame, sentence.text),
         "life_date": frame.kind == "date" and _life_date(cand, frame.text, sentence.text),
         "year_number": frame.kind == "number" and re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", cand) is not None,
