@@ -6,7 +6,8 @@ how much of the question it covers (its passage's title counts: "She died in Esk
 the passage about the woman), then lets a sentence borrow coverage from a *bridge*: a sentence that
 covers the question and names something (a place, a film, a person) that titles or appears in
 the second sentence. Weights are inverse sentence frequencies over the run's own sentences, so
-the question's rare names count most.
+the question's rare names count most. A name listed among many peers of the question's subject
+("19 member states: …, Malta, …") is no bridge: a peer's facts are not the subject's.
 """
 
 from __future__ import annotations
