@@ -26,8 +26,11 @@ dev answer_match (agent and context rows) is not below the hand-set scoring's, s
 no right answers for its precision on dev; ``--threshold`` sets it, ``--target`` picks the lowest
 whose dev precision when answering reaches that. Without ``--fit-ranking`` that is the default
 gate of the answer line (the confidence over the hand-set ranking).
-It prints, for dev and test beside the hand-set support gate: answer_match, precision when
-answering, abstention with the gold passages dropped, and the test half's precision/coverage curve.
+``--cv`` first prints the confidence's 10-fold cross-validated log-loss and AUC on dev (a
+question's rows in one fold), so that a feature set (``--confidence-features a,b,…``) is chosen
+on dev, not by the test half. It prints, for dev and test beside the hand-set support gate:
+answer_match, precision when answering, abstention with the gold passages dropped, and the test
+half's precision/coverage curve.
 ``--write`` stores the weights in ``src/deepresearch/data/answer_weights.json``.
 """
 
@@ -216,12 +219,12 @@ def fit_confidence(
 
 
 def cross_validate(
-    rows: Sequence[Row], top: int, names: Sequence[str], l2: float, folds: int = 10
+    rows: Sequence[Row], top: int, scorer: Linear | None, names: Sequence[str], l2: float, folds: int = 10
 ) -> tuple[float, float]:
     """Log-loss and AUC of the confidence over ``names``, each question predicted by a fit on the
     other folds (a question's rows — agent, context, without gold — stay in one fold): a feature
     set is chosen on dev by this, not by the test half."""
-    feats, labels, qids = confidence_rows(rows, top, None)
+    feats, labels, qids = confidence_rows(rows, top, scorer)
     x, y = matrix(feats, names), np.array(labels)
     order = sorted(set(qids))
     np.random.default_rng(0).shuffle(order)
@@ -348,7 +351,7 @@ def main() -> None:
     scorer = fit_candidate(train, args.top, args.l2) if args.fit_ranking else None
     confidence_set = dev + (context if args.context_confidence else [])
     if args.cv:
-        loss, auc = cross_validate(confidence_set, args.top, args.confidence_features, args.l2)
+        loss, auc = cross_validate(confidence_set, args.top, scorer, args.confidence_features, args.l2)
         print(f"dev 10-fold CV of the confidence: log-loss {loss:.4f}, AUC {auc:.3f}")
     confidence = fit_confidence(confidence_set, args.top, scorer, args.l2, args.confidence_features)
     weights = AnswerWeights(scorer, confidence, 0.0, args.top)
