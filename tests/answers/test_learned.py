@@ -4,6 +4,7 @@ question's language. Passages and questions here are invented."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -148,3 +149,27 @@ def test_a_position_stated_at_its_cue_passes_the_default_gate() -> None:
         "What position does Tom Reyes play?", [footballer, club], weights=confidence_gate(None)
     )
     assert (got.text, got.status, got.source_id) == ("goalkeeper", "grounded", 1)
+
+
+def test_a_sentence_that_states_the_whole_question_is_answered_whatever_the_confidence() -> None:
+    """The confidence was fitted on multi-hop questions, where a sentence naming the subject is
+    the first hop; it does not decide a one-hop question whose answer sentence holds every term
+    and name of it (with no bridge), even at a threshold no answer reaches. A chain through a
+    bridge is still gated."""
+    default = confidence_gate(None)
+    assert default is not None
+    strict = replace(default, threshold=0.999)
+    band = src(
+        1,
+        "Salt Harbour",
+        "Salt Harbour are a Scottish folk band formed in Leith in 1975 by fiddler Ada Lund.",
+    )
+    got = ground_answer("Who formed the folk band Salt Harbour?", [band], weights=strict)
+    assert (got.text, got.status) == ("Ada Lund", "grounded")
+    two_hop = "In which city was the director of Harbour Lantern born?"
+    assert ground_answer(two_hop, PASSAGES, weights=replace(strict, threshold=0.0)).text == "Lyon"
+    assert ground_answer(two_hop, PASSAGES, weights=strict).status == "abstained"
+    asked_for = confidence_gate(0.999)  # ANSWER_MIN_CONFIDENCE: the confidence alone decides
+    assert ground_answer("Who formed the folk band Salt Harbour?", [band], weights=asked_for).status == (
+        "abstained"
+    )

@@ -5,9 +5,10 @@ of the kind the question asks for (:mod:`deepresearch.answers.candidates`) and s
 their features (:mod:`deepresearch.answers.features`); a
 model may then *choose* among those strings under a grammar that allows nothing else. Without a
 usable candidate the best sentence itself is the answer. When the fitted P(right) of the best
-candidate is below the shipped threshold (without the weights: when the best evidence covers too
-little of the question), or the best candidate is not of the kind asked (an organisation for
-"who"), the answer says the sources do not say, instead of guessing.
+candidate is below the shipped threshold and its sentence does not state the whole question
+(without the weights: when the best evidence covers too little of the question), or the best
+candidate is not of the kind asked (an organisation for "who"), the answer says the sources do not
+say, instead of guessing.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ AnswerStatus = Literal["grounded", "sentence", "unverified", "abstained"]
 Chooser = Callable[[QuestionFrame, Sequence[str], Sequence[Ranked]], str | None]
 TOP_SENTENCES = 8
 MAX_CANDIDATES = 6
+COMPLETE = 0.999  # a sentence's share of the question's weighted terms that leaves none out
 _AUX_WORD = r"(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would|should)"
 _EARLY = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before)\b", re.IGNORECASE)
 _UNKNOWN = re.compile(
@@ -153,9 +155,20 @@ def _fitted_answer(
         return _sentence_answer(frame, ranked[0])
     features = confidence_features(frame, scored, hand_set=fitted.candidate is None)
     confidence = fitted.confidence.probability(features)
-    if confidence < fitted.threshold:
+    outright = fitted.one_hop_outright and _states_it_all(frame, scored[0][2])
+    if confidence < fitted.threshold and not outright:
         return abstain(frame, scored[0][2].coverage, confidence)
     return _state_best(frame, scored, ranked, chooser, confidence, gated=False)
+
+
+def _states_it_all(frame: QuestionFrame, evidence: Ranked) -> bool:
+    """The answer's own sentence holds every term and every name of the question, through no
+    bridge: a one-hop question these sources answer outright. The confidence model never saw
+    such a case — it was fitted on multi-hop questions, where a sentence naming the question's
+    subject is the first hop, not the answer (none of its 259 dev rows is one) — so it does not
+    decide here."""
+    names_held = not frame.names or frame.names <= evidence.sentence.all_terms
+    return evidence.via is None and evidence.coverage >= COMPLETE and names_held
 
 
 def _both_asks(frame: QuestionFrame, ranked: Sequence[Ranked]) -> GroundedAnswer | None:

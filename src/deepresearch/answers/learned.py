@@ -63,6 +63,7 @@ class AnswerWeights:
     threshold: float
     top_sentences: int = 8
     meta: Mapping[str, Any] = field(default_factory=dict)
+    one_hop_outright: bool = False  # a sentence stating the whole question answers it ungated
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -104,7 +105,10 @@ def shipped_weights() -> AnswerWeights | None:
 def confidence_gate(min_confidence: float | None) -> AnswerWeights | None:
     """The shipped confidence model abstaining below ``min_confidence`` (P(right), 0..1; without
     it, the shipped threshold) instead of the hand-set support gate, over the hand-set ranking.
-    None (the support gate alone) when the weights are missing and no threshold is asked for."""
+    None (the support gate alone) when the weights are missing and no threshold is asked for.
+    At the shipped threshold a sentence that states the whole question answers it ungated (the
+    confidence was fitted on multi-hop questions only; see ``ground._states_it_all``); a
+    threshold asked for is the confidence's alone."""
     shipped = shipped_weights()
     if shipped is None and min_confidence is not None:
         raise ConfigurationError(
@@ -113,6 +117,6 @@ def confidence_gate(min_confidence: float | None) -> AnswerWeights | None:
         )
     if shipped is None:
         return None
-    return replace(
-        shipped, candidate=None, threshold=shipped.threshold if min_confidence is None else min_confidence
-    )
+    if min_confidence is None:
+        return replace(shipped, candidate=None, one_hop_outright=True)
+    return replace(shipped, candidate=None, threshold=min_confidence)
