@@ -228,7 +228,8 @@ def cross_validate(
     x, y = matrix(feats, names), np.array(labels)
     order = sorted(set(qids))
     np.random.default_rng(0).shuffle(order)
-    fold = np.array([order.index(q) % folds for q in qids])
+    place = {q: i for i, q in enumerate(order)}
+    fold = np.array([place[q] % folds for q in qids])
     p = np.zeros(len(y))
     for k in range(folds):
         w, b, s = fit_logistic(x[fold != k], y[fold != k], l2)
