@@ -10,6 +10,7 @@ import pytest
 
 from deepresearch.answers.evidence import names_whole, ranked_bridges, sentence_pool
 from deepresearch.answers.ground import check_answer, ground_answer
+from deepresearch.answers.learned import confidence_gate
 from deepresearch.answers.question import frame_question
 from deepresearch.citations import Source
 
@@ -643,3 +644,35 @@ def test_a_name_listed_beside_the_subject_is_no_hop_to_its_answer() -> None:
     frame = frame_question(asked)
     bridges = ranked_bridges(frame.terms, sentence_pool([union]), names=frame.names)
     assert not {name for name, _ in bridges} & {"Aldovia", "Brennia", "Fenwick"}
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "answer"),
+    [
+        (
+            "Who was the wife of Arthur Penrose?",
+            "Arthur Penrose (1850–1920) was a Welsh engineer. His wife, Clara Penrose, ran the mill "
+            "after his death.",
+            "Clara Penrose",
+        ),
+        (
+            "Who was the mother of Tomas Varga?",
+            "Tomas Varga was born in 1901 in Pecs. His mother, Ilona Varga, was a teacher.",
+            "Ilona Varga",
+        ),
+    ],
+)
+def test_a_relative_who_shares_the_family_name_is_an_answer(question: str, text: str, answer: str) -> None:
+    """A person of the subject's family name but another given name is someone else, not the
+    question's own words: the wife, the mother, the son is the answer (at the shipped gate too)."""
+    passage = src(1, question.split(" of ")[-1].rstrip("?"), text)
+    assert ground_answer(question, [passage]).text == answer
+    assert ground_answer(question, [passage], weights=confidence_gate(None)).text == answer
+
+
+def test_the_subject_written_shorter_is_still_no_answer_about_itself() -> None:
+    """Only a new given name makes another person: "A. Penrose" or "Penrose" is the subject."""
+    passage = src(1, "Arthur Penrose", "Arthur Penrose was a Welsh engineer. A. Penrose married in Cardiff.")
+    for weights in (None, confidence_gate(None)):
+        got = ground_answer("Who was the wife of Arthur Penrose?", [passage], weights=weights)
+        assert got.status == "abstained" or "Penrose" not in got.text

@@ -380,6 +380,8 @@ def _is_question_text(cand: str, terms: set[str], question: set[str], frame: Que
     word = " " not in cand and len(cand) >= 4
     if word and re.search(rf"\b{re.escape(cand.lower())}\w*", frame.text.lower()):
         return True
+    if frame.kind == "person" and " " in cand:  # "Clara Penrose" for "the wife of Arthur Penrose"
+        return terms <= question
     return not terms or len(terms & question) / len(terms) >= 0.5
 
 
