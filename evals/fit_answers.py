@@ -235,10 +235,14 @@ def cross_validate(
         w, b, s = fit_logistic(x[fold != k], y[fold != k], l2)
         p[fold == k] = 1 / (1 + np.exp(-((x[fold == k] / s) @ w + b)))
     loss = float(-np.mean(y * np.log(p + 1e-9) + (1 - y) * np.log(1 - p + 1e-9)))
-    ranks = np.argsort(np.argsort(p)) + 1
-    right = y.sum()
-    auc = float((ranks[y == 1].sum() - right * (right + 1) / 2) / (right * (len(y) - right)))
-    return loss, auc
+    return loss, auc(p, y)
+
+
+def auc(scores: np.ndarray, labels: np.ndarray) -> float:
+    """The chance that a right row scores above a wrong one (Mann-Whitney, from the ranks)."""
+    ranks = np.argsort(np.argsort(scores)) + 1
+    right = labels.sum()
+    return float((ranks[labels == 1].sum() - right * (right + 1) / 2) / (right * (len(labels) - right)))
 
 
 def outcomes(
@@ -352,8 +356,8 @@ def main() -> None:
     scorer = fit_candidate(train, args.top, args.l2) if args.fit_ranking else None
     confidence_set = dev + (context if args.context_confidence else [])
     if args.cv:
-        loss, auc = cross_validate(confidence_set, args.top, scorer, args.confidence_features, args.l2)
-        print(f"dev 10-fold CV of the confidence: log-loss {loss:.4f}, AUC {auc:.3f}")
+        loss, area = cross_validate(confidence_set, args.top, scorer, args.confidence_features, args.l2)
+        print(f"dev 10-fold CV of the confidence: log-loss {loss:.4f}, AUC {area:.3f}")
     confidence = fit_confidence(confidence_set, args.top, scorer, args.l2, args.confidence_features)
     weights = AnswerWeights(scorer, confidence, 0.0, args.top)
     gold_dev = [r for r in dev if r.gold_read] + [r for r in context if r.gold_read]

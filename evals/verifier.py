@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from fit_answers import fit_logistic, run_rows
+from fit_answers import auc, fit_logistic, run_rows
 
 from deepresearch.answers.ground import ground_answer
 from deepresearch.answers.learned import confidence_gate
@@ -32,13 +32,6 @@ Mark = tuple[str, float, float, bool]  # half, confidence, P(yes), right
 def _logit(p: float) -> float:
     p = min(max(p, 1e-4), 1 - 1e-4)
     return math.log(p / (1 - p))
-
-
-def auc(scores: list[float], labels: list[bool]) -> float:
-    pos = [s for s, y in zip(scores, labels, strict=True) if y]
-    neg = [s for s, y in zip(scores, labels, strict=True) if not y]
-    pairs = sum((a > b) + 0.5 * (a == b) for a in pos for b in neg)
-    return pairs / max(1, len(pos) * len(neg))
 
 
 def collect(model: EmbeddedModel, runs: list[Path]) -> list[Mark]:
@@ -72,10 +65,11 @@ def report(marks: list[Mark], threshold: float) -> None:
         both = 1 / (
             1 + np.exp(-((np.array([[_logit(m[1]), _logit(m[2])] for m in chosen]) / scale) @ w + bias))
         )
+        y = np.array(labels, dtype=float)
         aucs = (
-            auc([m[1] for m in chosen], labels),
-            auc([m[2] for m in chosen], labels),
-            auc(list(both), labels),
+            auc(np.array([m[1] for m in chosen]), y),
+            auc(np.array([m[2] for m in chosen]), y),
+            auc(both, y),
         )
         print(f"{half}: {len(chosen)} scored, {sum(labels)} right; AUC confidence {aucs[0]:.3f}, "
               f"P(yes) {aucs[1]:.3f}, both {aucs[2]:.3f}")  # fmt: skip
