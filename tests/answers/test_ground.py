@@ -676,3 +676,36 @@ def test_the_subject_written_shorter_is_still_no_answer_about_itself() -> None:
     for weights in (None, confidence_gate(None)):
         got = ground_answer("Who was the wife of Arthur Penrose?", [passage], weights=weights)
         assert got.status == "abstained" or "Penrose" not in got.text
+
+
+def test_a_common_word_of_a_title_is_no_bridge() -> None:
+    """A one-word name the sources also write as a common word ("Woman", cut from the title
+    "Wings and the Woman") leads to no passage that merely has the word in its own title: the
+    answer does not come from a film the question never asked about, nor does the next round
+    search for "Woman"."""
+    asked = "What was the profession of Ada Lund, whose life was told in the film Blue Skies Calling?"
+    biopic = src(
+        1,
+        "Blue Skies Calling",
+        'Blue Skies Calling (released abroad as "Wings and the Woman") is a 1950 Danish biopic about '
+        "aviator Ada Lund, directed by Per Holm.",
+    )
+    other = src(
+        2,
+        "Silver Woman",
+        "Silver Woman is the second live action theatrical film about the heroine. It follows a woman "
+        "who flies over the sea.",
+    )
+    frame = frame_question(asked)
+    bridges = ranked_bridges(frame.terms, sentence_pool([biopic, other]), names=frame.names)
+    assert "Woman" not in {name for name, _ in bridges}
+    got = ground_answer(asked, [biopic, other], weights=confidence_gate(None))
+    assert "live action" not in got.text
+
+
+def test_a_profession_named_right_before_the_subject_is_the_subjects() -> None:
+    """ "a biopic about aviator Ada Lund" says what Ada Lund was; the biopic is what the film is."""
+    asked = "What was the profession of Ada Lund, whose life was told in the film Blue Skies Calling?"
+    text = "Blue Skies Calling is a 1950 Danish biopic about aviator Ada Lund, directed by Per Holm."
+    biopic = src(1, "Blue Skies Calling", text)
+    assert ground_answer(asked, [biopic], weights=confidence_gate(None)).text == "aviator"

@@ -29,6 +29,7 @@ OWN_SHARE = 0.1
 TITLE_BONUS = 0.1
 _TITLE_TAIL = re.compile(r"\s*(?:\(.*?\)|,.*)$")
 LIST_GLUE = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
+_LOWER_WORD = re.compile(r"\b[a-z]+\b")
 SIBLINGS = 5  # a list of this many names or more makes its members peers, not hops
 
 
@@ -153,13 +154,18 @@ def _titled(sentence: Sentence, question: str) -> bool:
 
 
 def _common_names(pool: Sequence[Sentence]) -> set[str]:
-    """Names in more than a quarter of the sources' passages ("American", "English") bridge nothing."""
+    """Names in more than a quarter of the sources' passages ("American", "English") bridge nothing,
+    nor does a one-word name the sources also write as a common word ("Woman" of a title "Wings and
+    the Woman", where the pool says "a woman"): it would link every "Wonder Woman" to the chain."""
     by_source: dict[str, set[int]] = {}
+    lower: set[str] = set()
     for sentence in pool:
+        lower.update(_LOWER_WORD.findall(sentence.text))
         for name in names(sentence.text):
             by_source.setdefault(name, set()).add(sentence.source_id)
     sources = len({s.source_id for s in pool}) or 1
-    return {n for n, ids in by_source.items() if len(ids) > max(3, sources // 4)}
+    common = {n for n, ids in by_source.items() if len(ids) > max(3, sources // 4)}
+    return common | {n for n in by_source if n.isalpha() and n.lower() in lower}
 
 
 def _bridge_names(seed: Sentence, question: set[str]) -> list[str]:

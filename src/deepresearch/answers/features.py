@@ -257,6 +257,8 @@ def _spans(evidence: Sentence, frame: QuestionFrame, question: set[str]) -> Iter
     if subject:
         yield subject
     if frame.type_noun in ATTRIBUTE_NOUNS:  # names are not professions, positions or genres
+        if frame.type_noun not in _ATTRIBUTE_CUE:  # first: named beside the subject, it is the subject's
+            yield from titles_before(sentence, frame.names)
         yield from attribute_phrases(sentence, frame.type_noun)
         return
     found_spans = candidates(sentence, frame.kind)
@@ -292,6 +294,27 @@ def attribute_phrases(sentence: str, noun: str) -> tuple[str, ...]:
         head = _phrase_head(match.group(4))
         if head:
             found.append(head)
+    return tuple(found)
+
+
+_TITLE_BEFORE = re.compile(r"(?:^|[^\w\s]\s*|\s)((?:[a-z][\w-]*\s+){1,2})(?=((?:[A-Z][\w'’.-]*\s*){1,4}))")
+
+
+def titles_before(sentence: str, subject: frozenset[str]) -> tuple[str, ...]:
+    """What a sentence calls the question's subject right before its name, for a profession
+    ("a biopic about aviator Ada Lund" → "aviator", "created by producer Tom Reyes" → "producer"):
+    the lowercase words in front of a name whose words are all the question's, less the
+    prepositions and articles they start with."""
+    found = []
+    for match in _TITLE_BEFORE.finditer(sentence):
+        name = set(key_stems(match.group(2)))
+        if not name or not name <= subject:
+            continue
+        words = match.group(1).split()
+        while words and words[0].lower() in PHRASE_END:
+            words.pop(0)
+        if words and words[-1].lower() not in PHRASE_END:
+            found.append(" ".join(words))
     return tuple(found)
 
 
