@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from deepresearch.answers.evidence import names_whole, ranked_bridges, sentence_pool
+from deepresearch.answers.evidence import names_whole, rank_sentences, ranked_bridges, sentence_pool
 from deepresearch.answers.ground import check_answer, ground_answer
 from deepresearch.answers.learned import confidence_gate
 from deepresearch.answers.question import frame_question
@@ -709,3 +709,18 @@ def test_a_profession_named_right_before_the_subject_is_the_subjects() -> None:
     text = "Blue Skies Calling is a 1950 Danish biopic about aviator Ada Lund, directed by Per Holm."
     biopic = src(1, "Blue Skies Calling", text)
     assert ground_answer(asked, [biopic], weights=confidence_gate(None)).text == "aviator"
+
+
+def test_a_one_word_bridge_leads_only_to_a_passage_titled_by_it_whole() -> None:
+    """The series "Haunted" leads to "Haunted (TV series)", not to "Haunt of the Owls", though
+    both stem to "haunt": the radio comedy's network is not the series'."""
+    asked = "Ivo Brandt starred in a series that was first broadcast on what network?"
+    actor = src(1, "Ivo Brandt", "Ivo Brandt is a Danish actor best known for the series Haunted.")
+    series = src(2, "Haunted (TV series)", "The series was first broadcast by Owl Network from 1998 to 2003.")
+    comedy = src(3, "Haunt of the Owls", "Haunt of the Owls is a radio comedy first broadcast on Radio Vell.")
+    frame = frame_question(asked)
+    pool = sentence_pool([actor, series, comedy])
+    chained = {r.sentence.title: r.bridge for r in rank_sentences(frame.terms, pool, frame.names, asked)}
+    assert chained["Haunted (TV series)"] == "Haunted"
+    assert chained["Haunt of the Owls"] is None
+    assert ground_answer(asked, [actor, series, comedy], weights=confidence_gate(None)).text == "Owl Network"

@@ -214,13 +214,16 @@ def list_runs(text: str, spans: Sequence[str]) -> Iterator[tuple[int, int]]:
 
 def _mentions(sentence: Sentence, name: str) -> bool:
     """The sentence speaks of ``name``: its passage is titled by it, it names it, or the name
-    begins with the passage's title ("North Lakeport High School" leads to "North Lakeport, Ohio")."""
+    begins with the passage's title ("North Lakeport High School" leads to "North Lakeport, Ohio").
+    A one-word name titles a passage only written whole in the title: "Charmed" is not "Charm
+    Offensive", though both stem to "charm"."""
     terms = frozenset(key_stems(name))
     if not terms:
         return False
     head = _TITLE_TAIL.sub("", sentence.title).strip()
     named = names_whole(name, sentence.text)
-    return terms <= sentence.title_terms or named or (len(head) > 3 and name.startswith(head))
+    titled = terms <= sentence.title_terms and (" " in name or names_whole(name, sentence.title))
+    return titled or named or (len(head) > 3 and name.startswith(head))
 
 
 def names_whole(name: str, text: str) -> bool:
