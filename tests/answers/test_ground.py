@@ -724,3 +724,20 @@ def test_a_one_word_bridge_leads_only_to_a_passage_titled_by_it_whole() -> None:
     assert chained["Haunted (TV series)"] == "Haunted"
     assert chained["Haunt of the Owls"] is None
     assert ground_answer(asked, [actor, series, comedy], weights=confidence_gate(None)).text == "Owl Network"
+
+
+def test_which_date_asks_for_a_date_not_a_year() -> None:
+    """ "premiered on which date?" is answered by "September 9, 1962", not by the bare year
+    another sentence gives; "when" may still be answered by a year."""
+    asked = "Ada Lund voiced the mother on the sitcom that premiered on which date?"
+    voiced = "Ada Lund voiced the mother on the sitcom Harbor Lights, which premiered in 1962."
+    voice = src(1, "Ada Lund", voiced)
+    sitcom = src(
+        2,
+        "Harbor Lights",
+        "Harbor Lights is an animated sitcom, airing in primetime from September 9, 1962, to May 1, 1963.",
+    )
+    for weights in (None, confidence_gate(None)):
+        assert ground_answer(asked, [voice, sitcom], weights=weights).text == "September 9, 1962"
+    when = "When did the sitcom Harbor Lights premiere?"
+    assert ground_answer(when, [voice], weights=confidence_gate(None)).text == "1962"

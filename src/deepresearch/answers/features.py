@@ -77,6 +77,7 @@ _NAME_NOUNS = frozenset(["name", "pseudonym", "nickname", "alias"])
 _NAME_CUE = r"\b(?:pseudonym|stage name|pen name|nickname|known as|under the name|alias)\s+[\"“']?"
 _ASKS_ACRONYM = re.compile(r"\b(?:acronym|abbreviat|initials)", re.IGNORECASE)
 _ASKS_BIRTH = re.compile(r"\b(?:born|birth)\b", re.IGNORECASE)
+_ASKS_FULL_DATE = re.compile(r"\b(?:what|which)\s+(?:exact\s+)?(?:date|day)\b|\bon what day\b", re.IGNORECASE)
 _ASKS_DEATH = re.compile(r"\b(?:die|died|death)\b", re.IGNORECASE)
 _ASKS_NATIONALITY = re.compile(r"\b(?:nationality|language|citizen|in common|ethnic)", re.IGNORECASE)
 
@@ -427,7 +428,7 @@ def shape_flags(cand: str, frame: QuestionFrame, sentence: Sentence) -> dict[str
         "list": frame.type_noun is not None and _plural(frame.type_noun) and bool(LIST_GLUE.search(cand)),
         "unit": frame.kind == "number" and _counts_what_is_asked(cand, frame, sentence.text),
         "life_date": frame.kind == "date" and _life_date(cand, frame.text, sentence.text),
-        "year_number": frame.kind == "number" and re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", cand) is not None,
+        "year_number": _year_not_asked(cand, frame),
         "not_person": frame.kind == "person" and not looks_like_person(cand),
         "defined": defined,
         "subject": not defined
@@ -442,6 +443,13 @@ def shape_flags(cand: str, frame: QuestionFrame, sentence: Sentence) -> dict[str
         "place_cue": frame.kind == "place" and re.search(cue, sentence.text) is not None,
         "agent": frame.kind == "person" and _agent_of_asked_verb(cand, frame, sentence.text),
     }
+
+
+def _year_not_asked(cand: str, frame: QuestionFrame) -> bool:
+    """A bare year where the question asks for a number ("how many") or a full date ("on which
+    date": "1962" is not the date that "September 23, 1962" is)."""
+    asks = frame.kind == "number" or _ASKS_FULL_DATE.search(frame.text) is not None
+    return asks and re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", cand) is not None
 
 
 def _agent_of_asked_verb(cand: str, frame: QuestionFrame, sentence: str) -> bool:
