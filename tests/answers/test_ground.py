@@ -741,3 +741,21 @@ def test_which_date_asks_for_a_date_not_a_year() -> None:
         assert ground_answer(asked, [voice, sitcom], weights=weights).text == "September 9, 1962"
     when = "When did the sitcom Harbor Lights premiere?"
     assert ground_answer(when, [voice], weights=confidence_gate(None)).text == "1962"
+
+
+def test_the_next_hop_starts_from_the_rare_name_not_the_common_one() -> None:
+    """A question naming a village and an empire: the passages on the empire are many and name
+    its other colonies, the village's one sentence names its country, and the country is the
+    hop the next round searches first."""
+    asked = "When did the country containing Velmora leave the Aldish Empire?"
+    empire = src(
+        1,
+        "Aldish Empire",
+        "The Aldish Empire ruled Brennia and Castora for two centuries. The Aldish Empire traded with "
+        "Dunmark. Veterans of the Aldish Empire settled in Estravia. The Aldish Empire minted silver. "
+        "The Aldish Empire fell in 1821. Its capital was Orsa. The Aldish Empire had a fleet.",
+    )
+    village = src(2, "Kolva", "Kolva is a suburb near Velmora, a town in western Kestria.")
+    frame = frame_question(asked)
+    bridges = ranked_bridges(frame.terms, sentence_pool([empire, village]), names=frame.names)
+    assert bridges[0][0] == "Kestria"

@@ -269,11 +269,15 @@ def ranked_bridges(
     sentence that names it: where the second hop of a multi-hop question should search next.
     With the question's ``names``, sentences that hold more of them seed first: the first hop is
     the passage about what the question names ("Velmora lies in eastern Kestria" for "Velmora's
-    country"), not one that shares its common words ("the first president of …")."""
+    country"), not one that shares its common words ("the first president of …"). A name counts
+    by its rarity in the sources, like a term: for "When did the country holding Velmora leave
+    the Aldish Empire?" the one sentence on Velmora seeds before the many on the empire."""
     weights = term_weights(question_terms, pool)
+    named = {t: weights.get(t, 1.0) for t in names}
+    whole = sum(named.values())
 
     def key(s: Sentence) -> tuple[float, float]:
-        held = len(names & s.all_terms) / len(names) if names else 0.0
+        held = sum(w for t, w in named.items() if t in s.all_terms) / whole if whole else 0.0
         return (-held, -coverage(s.all_terms, weights))
 
     seeds = sorted(pool, key=key)[: BRIDGE_SEEDS * 2]
