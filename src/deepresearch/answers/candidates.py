@@ -17,10 +17,10 @@ from deepresearch.lexicon import CALENDAR_WORDS, CAPITALISED_WORD, MONTH, NAME, 
 if TYPE_CHECKING:
     from deepresearch.answers.question import AnswerKind
 
-_YEAR = r"(?:1[0-9]{3}|20[0-9]{2})"
+YEAR = r"(?:1[0-9]{3}|20[0-9]{2})"
 DATE = re.compile(
-    rf"\b(?:\d{{1,2}}\s+{MONTH}\s+{_YEAR}|{MONTH}\s+\d{{1,2}},?\s+{_YEAR}|{MONTH}\s+{_YEAR}"
-    rf"|{_YEAR}s?|\d{{1,2}}(?:st|nd|rd|th)[ -]century)\b"
+    rf"\b(?:\d{{1,2}}\s+{MONTH}\s+{YEAR}|{MONTH}\s+\d{{1,2}},?\s+{YEAR}|{MONTH}\s+{YEAR}"
+    rf"|{YEAR}s?|\d{{1,2}}(?:st|nd|rd|th)[ -]century)\b"
 )
 _SCALE = r"(?:\s+(?:million|billion|trillion|thousand|hundred))?"
 _UNIT = (

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from deepresearch.answers.candidates import candidates
+from deepresearch.answers.candidates import YEAR, candidates
 from deepresearch.answers.evidence import LIST_GLUE, Ranked, Sentence, list_runs
 from deepresearch.answers.gazetteer import country_or_state, in_class, wider_place
 from deepresearch.answers.learned import Linear
@@ -449,7 +449,7 @@ def _year_not_asked(cand: str, frame: QuestionFrame) -> bool:
     """A bare year where the question asks for a number ("how many") or a full date ("on which
     date": "1962" is not the date that "September 23, 1962" is)."""
     asks = frame.kind == "number" or _ASKS_FULL_DATE.search(frame.text) is not None
-    return asks and re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", cand) is not None
+    return asks and re.fullmatch(YEAR, cand) is not None
 
 
 def _agent_of_asked_verb(cand: str, frame: QuestionFrame, sentence: str) -> bool:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from deepresearch.answers.candidates import DATE, NUMBER, candidates, names
+from deepresearch.answers.candidates import DATE, NUMBER, YEAR, candidates, names
 from deepresearch.answers.evidence import Ranked, Sentence, rank_sentences, sentence_pool
 from deepresearch.answers.features import (
     ASKS_MEASURE,
@@ -279,7 +279,7 @@ def _by_date(frame: QuestionFrame, per_option: Sequence[Sequence[Ranked]]) -> in
 def _first_year(evidence: Sequence[Ranked]) -> int | None:
     for r in evidence[:3]:
         for match in DATE.finditer(r.sentence.text):
-            digits = re.search(r"1[0-9]{3}|20[0-9]{2}", match.group(0))
+            digits = re.search(YEAR, match.group(0))
             if digits:
                 return int(digits.group(0))
     return None
