@@ -21,6 +21,7 @@ from deepresearch.answers.candidates import names
 from deepresearch.citations import Source
 from deepresearch.lexicon import NATIONALITIES
 from deepresearch.text import key_stems, sentences
+from deepresearch.wordsim import SoftTerms, soft_terms
 
 MAX_SENTENCES_PER_SOURCE = 40
 BRIDGE_SEEDS = 6
@@ -96,12 +97,26 @@ def term_weights(
 
 
 def coverage(
-    terms: frozenset[str], weights: dict[str, float], optional: frozenset[str] = frozenset()
+    terms: frozenset[str],
+    weights: dict[str, float],
+    optional: frozenset[str] = frozenset(),
+    soft: SoftTerms | None = None,
 ) -> float:
     """The weighted share of the question's terms that ``terms`` hold; an ``optional`` term counts
-    only where it stands ("river" in "which river …": evidence may name it or not)."""
-    whole = sum(w for t, w in weights.items() if t not in optional or t in terms)
-    return sum(w for t, w in weights.items() if t in terms) / whole if whole else 0.0
+    only where it stands ("river" in "which river …": evidence may name it or not). With ``soft``
+    a term is also held, in part, by a word of like meaning ("wife" for "married")."""
+    held = {t: soft.held(t, terms) if soft else float(t in terms) for t in weights}
+    whole = sum(w for t, w in weights.items() if t not in optional or held[t])
+    return sum(w * held[t] for t, w in weights.items()) / whole if whole else 0.0
+
+
+def meaning(
+    question_terms: Sequence[str], pool: Sequence[Sentence], names: frozenset[str]
+) -> SoftTerms | None:
+    """The words of the pool that stand for the question's terms (not its names: "Britain" is no
+    stand-in for "England"), or None without the word table."""
+    vocabulary = {t for s in pool for t in s.all_terms}
+    return soft_terms([t for t in question_terms if t not in names], vocabulary)
 
 
 def rank_sentences(
@@ -117,11 +132,12 @@ def rank_sentences(
     ``optional`` terms count only where a sentence holds them (see :func:`coverage`)."""
     weights = term_weights(question_terms, pool, names)
     question = set(question_terms)
-    direct = {id(s): coverage(s.all_terms, weights, optional) for s in pool}
+    soft = meaning(question_terms, pool, names)
+    direct = {id(s): coverage(s.all_terms, weights, optional, soft) for s in pool}
     bonus = {id(s): TITLE_BONUS * _titled(s, question_text) if question_text else 0.0 for s in pool}
     seeds = sorted(pool, key=lambda s: -(direct[id(s)] + bonus[id(s)]))[:BRIDGE_SEEDS]
     bridges = seed_bridges([s for s in seeds if direct[id(s)] > 0], pool, question)
-    ranked = [_best_chain(s, direct[id(s)], bridges, weights, bonus, optional) for s in pool]
+    ranked = [_best_chain(s, direct[id(s)], bridges, weights, bonus, optional, soft) for s in pool]
     return sorted(ranked, key=lambda r: -r.score)
 
 
@@ -132,6 +148,7 @@ def _best_chain(
     weights: dict[str, float],
     bonus: dict[int, float],
     optional: frozenset[str] = frozenset(),
+    soft: SoftTerms | None = None,
 ) -> Ranked:
     """The sentence scored alone and through each bridge that leads to it; a chain keeps the
     title bonus of either end (the question's subject may title the bridge's passage)."""
@@ -139,7 +156,7 @@ def _best_chain(
     for name, seed in bridges:
         if seed is sentence or not _mentions(sentence, name):
             continue
-        chained = coverage(sentence.all_terms | seed.all_terms, weights, optional)
+        chained = coverage(sentence.all_terms | seed.all_terms, weights, optional, soft)
         score = chained + OWN_SHARE * own + max(bonus[id(sentence)], bonus[id(seed)])
         if score > best.score:
             best = Ranked(sentence, score, chained, via=seed, bridge=name)
@@ -252,10 +269,11 @@ def about_question(
         for s in sources
     ]
     weights = term_weights(question_terms, docs)  # source level: names need no extra weight
+    soft = meaning(question_terms, docs, names)
     return {
         d.source_id
         for d in docs
-        if coverage(d.all_terms, weights) >= floor and (not names or names & d.all_terms)
+        if coverage(d.all_terms, weights, soft=soft) >= floor and (not names or names & d.all_terms)
     }
 
 
@@ -273,15 +291,16 @@ def ranked_bridges(
     by its rarity in the sources, like a term: for "When did the country holding Velmora leave
     the Aldish Empire?" the one sentence on Velmora seeds before the many on the empire."""
     weights = term_weights(question_terms, pool)
+    soft = meaning(question_terms, pool, names)
     named = {t: weights.get(t, 1.0) for t in names}
     whole = sum(named.values())
 
     def key(s: Sentence) -> tuple[float, float]:
         held = sum(w for t, w in named.items() if t in s.all_terms) / whole if whole else 0.0
-        return (-held, -coverage(s.all_terms, weights))
+        return (-held, -coverage(s.all_terms, weights, soft=soft))
 
     seeds = sorted(pool, key=key)[: BRIDGE_SEEDS * 2]
-    covering = [s for s in seeds if coverage(s.all_terms, weights) > 0]
+    covering = [s for s in seeds if coverage(s.all_terms, weights, soft=soft) > 0]
     found: dict[str, Sentence] = {}
     for name, seed in seed_bridges(covering, pool, set(question_terms)):
         found.setdefault(name, seed)

@@ -126,6 +126,26 @@ class MiniLMEmbedder:
             out[rows] = self._embed_batch([texts[i] for i in rows])
         return out
 
+    def embed_tokens(self, token_ids: Sequence[int], *, batch_size: int = 2048) -> Matrix:
+        """Each vocabulary token embedded alone (``[CLS] token [SEP]``), as :meth:`embed` would
+        embed a word that is one token: the rows of a static word table (``scripts/word_vectors.py``)."""
+        import numpy as np
+
+        cls, sep = (self._tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]"))
+        out = np.zeros((len(token_ids), self.dim), dtype=np.float32)
+        for start in range(0, len(token_ids), batch_size):
+            chunk = np.asarray(token_ids[start : start + batch_size], dtype=np.int64)
+            ids = np.stack([np.full_like(chunk, cls), chunk, np.full_like(chunk, sep)], axis=1)
+            mask = np.ones(ids.shape, dtype=np.float32)
+            out[start : start + len(chunk)] = _normalise(
+                _mean_pool(_bert(self._weights, self._config, ids, mask), mask)
+            )
+        return out
+
+    def vocabulary(self) -> dict[str, int]:
+        """The tokenizer's vocabulary: token → id (word pieces start with ``##``)."""
+        return dict(self._tokenizer.get_vocab())
+
     def _embed_batch(self, texts: list[str]) -> Matrix:
         import numpy as np
 

@@ -31,7 +31,8 @@ from deepresearch.graph.state import ResearchState
 from deepresearch.llm.structured import ask_structured
 from deepresearch.model_outputs import JudgeOut, ModelJudgement
 from deepresearch.prompts.steps import judge_messages
-from deepresearch.text import coverage, key_terms, missing_terms
+from deepresearch.text import contains_term, key_terms, missing_terms, stem, stems
+from deepresearch.wordsim import SoftTerms, soft_terms
 
 RELEVANT_COVERAGE = 0.5
 
@@ -68,7 +69,8 @@ def code_judgement(question: str, task: TodoItem, registry: Sequence[Source]) ->
     own = [s for s in registry if task.id in s.task_ids]
     terms = key_terms(task.queries[0] if task.queries else task.query)
     texts = [f"{s.title} {s.content or s.snippet}" for s in own]
-    relevant = sum(is_relevant(terms, text) for text in texts)
+    soft = soft_terms([stem(t) for t in terms], {w for text in texts for w in stems(text)})
+    relevant = sum(is_relevant(terms, text, soft) for text in texts)
     score = 100.0 * relevant / len(own) if own else 0.0
     gaps = _gaps(key_terms(f"{question} {task.queries[0] if task.queries else task.query}"), texts)
     return TaskJudgement(
@@ -82,8 +84,14 @@ def code_judgement(question: str, task: TodoItem, registry: Sequence[Source]) ->
     )
 
 
-def is_relevant(terms: Sequence[str], text: str) -> bool:
-    share = coverage(terms, text)
+def is_relevant(terms: Sequence[str], text: str, soft: SoftTerms | None = None) -> bool:
+    """``text`` covers enough of ``terms``: by stem, or with ``soft`` in part by words of like
+    meaning ("female pilot" for "woman")."""
+    if not terms:
+        return False
+    present = set(stems(text))
+    held = [1.0 if contains_term(t, present) else soft.held(stem(t), present) if soft else 0.0 for t in terms]
+    share = sum(held) / len(terms)
     return share >= RELEVANT_COVERAGE and share * len(terms) >= min(2, len(terms))
 
 
