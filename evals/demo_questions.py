@@ -1,9 +1,13 @@
 """Twenty questions of our own on the bundled demo corpus, asked as a new user asks them.
 
     python evals/demo_questions.py [--limit N] [--show]
+    python evals/demo_questions.py --questions evals/data/demo_questions_own_words.jsonl
 
 The questions are ``evals/data/demo_questions.jsonl`` (8 one-hop, 6 two-hop, 3 yes/no, 3 that the
-corpus cannot answer). Each runs the agent as ``deepresearch research QUESTION`` does when you
+corpus cannot answer), or the file ``--questions`` names in the same format:
+``demo_questions_own_words.jsonl`` holds 30 more (10 one-hop, 10 two-hop, 7 yes/no, 3
+unanswerable) asked in other words than the passages use ("married to" for "his wife",
+"started" for "founded"). Each runs the agent as ``deepresearch research QUESTION`` does when you
 have indexed nothing: local search over the demo corpus's own index (``<home>/demo-index.sqlite``,
 built or refreshed by :func:`~deepresearch.index.corpus.ensure_demo_index`, vectors when
 ``INDEX_EMBEDDINGS`` is on), the configured model (embedded by default, built once), notes off.
@@ -162,7 +166,7 @@ def main() -> None:
     )
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
     parser.add_argument("--show", action="store_true", help="print each question's answer")
-    parser.add_argument("--questions", type=Path, default=QUESTIONS)
+    parser.add_argument("--questions", type=Path, default=QUESTIONS, help="a questions file (JSONL)")
     args = parser.parse_args()
     result = summary(run_all(load(args.questions, args.limit), args.show))
     for kind, (right, n) in result["by_kind"].items():

@@ -1,0 +1,63 @@
+"""The dev sets under ``evals/data/`` load with the evaluation loaders and point at their corpora."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from deepresearch.evaluation.dataset import half_of, load_questions
+from deepresearch.index.loaders import demo_corpus_path, load_jsonl
+
+DATA = Path(__file__).resolve().parents[2] / "evals" / "data"
+
+
+def _corpus_ids(path: Path) -> set[str]:
+    loaded = load_jsonl(path, path.read_text(encoding="utf-8"))
+    assert loaded.bad_records == 0
+    ids = [d.doc_id for d in loaded.documents]
+    assert len(ids) == len(set(ids))
+    return set(ids)
+
+
+def _rows(path: Path) -> list[dict[str, object]]:
+    with path.open(encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+def test_twowiki_questions_load_and_their_gold_is_in_the_corpus() -> None:
+    questions = load_questions(DATA / "twowiki_questions.jsonl")
+    corpus = _corpus_ids(DATA / "twowiki_corpus.jsonl")
+    assert len(questions) == 150
+    assert len({q.qid for q in questions}) == 150
+    assert 1000 <= len(corpus) <= 4000
+    assert all(q.answers and q.gold_doc_ids for q in questions)
+    assert all(d in corpus for q in questions for d in q.gold_doc_ids)
+    rows = _rows(DATA / "twowiki_questions.jsonl")
+    assert all(d in corpus for r in rows for d in r["context_doc_ids"])  # type: ignore[attr-defined]
+    types = Counter(str(r["type"]) for r in rows)
+    assert set(types) == {"compositional", "comparison", "inference", "bridge_comparison"}
+
+
+def test_rewordings_are_dev_half_rows_with_two_each() -> None:
+    rows = _rows(DATA / "rewordings_dev.jsonl")
+    earlier = {r["qid"] for r in _rows(DATA / "paraphrases.jsonl")}
+    qids = [str(r["qid"]) for r in rows]
+    assert len(rows) == 60 and len(set(qids)) == 60
+    assert all(half_of(q) == "dev" for q in qids)
+    assert not set(qids) & earlier
+    assert all(len(r["paraphrases"]) == 2 for r in rows)  # type: ignore[arg-type]
+
+
+def test_demo_questions_in_own_words_point_at_the_demo_corpus() -> None:
+    rows = _rows(DATA / "demo_questions_own_words.jsonl")
+    corpus = _corpus_ids(demo_corpus_path())
+    assert len(rows) == 30 and len({r["id"] for r in rows}) == 30
+    kinds = Counter(str(r["kind"]) for r in rows)
+    assert kinds == {"one-hop": 10, "two-hop": 10, "yesno": 7, "unanswerable": 3}
+    for row in rows:
+        docs = list(row["doc_ids"])  # type: ignore[call-overload]
+        assert all(d in corpus for d in docs)
+        assert bool(docs) == bool(row["answers"]) == (row["kind"] != "unanswerable")
+    earlier = {r["question"] for r in _rows(DATA / "demo_questions.jsonl")}
+    assert not {r["question"] for r in rows} & earlier
