@@ -116,6 +116,9 @@ class Settings(BaseSettings):
     """Model for judging relevance and writing new queries (default: `LLM_MODEL_ID`)."""
     writer_model: str | None = Field(None, json_schema_extra=_MODEL)
     """Model for the report (default: `LLM_MODEL_ID`)."""
+    reader_model: str | None = Field(None, json_schema_extra=_MODEL)
+    """Model that reads code's best evidence lines where code's answer line abstains (`ANSWER_READER`): an
+    embedded model name (`qwen1.5b`, `qwen0.5b`) or a server model id (default: `LLM_MODEL_ID`)."""
 
     embedded_model: str = Field(DEFAULT_EMBEDDED_MODEL, json_schema_extra=_EMBEDDED)
     """Bundled in-process model: `smollm2` (SmolLM2-135M-Instruct), `qwen0.5b` or `qwen1.5b`
@@ -145,6 +148,9 @@ class Settings(BaseSettings):
     the whole question answers it even below (the fit saw multi-hop questions only). Measured end to end
     on the held-out half: unset answers 53.5 % of the questions and is right on 75.5 % of those; the curve
     is in docs/BENCHMARKS.md."""
+    answer_reader: Literal["auto", "on", "off"] = Field("auto", json_schema_extra=_RESEARCH)
+    """Where code's answer line abstains, a model reads code's best lines and answers with a span of one,
+    which code checks: `auto` (on when `READER_MODEL` is set), `on` or `off`."""
     answer_chooser: Literal["code", "model"] = Field("code", json_schema_extra=_RESEARCH)
     """Who picks the embedded model's answer among code's candidates: `code` or `model` (under a grammar that
     allows only them)."""

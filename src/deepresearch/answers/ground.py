@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from deepresearch.answers.candidates import DATE, NUMBER, YEAR, candidates, names
@@ -29,6 +29,7 @@ from deepresearch.answers.features import (
 )
 from deepresearch.answers.learned import AnswerWeights
 from deepresearch.answers.question import AnswerKind, QuestionFrame, frame_question
+from deepresearch.answers.reader import Reading
 from deepresearch.citations import Source
 from deepresearch.lexicon import ATTRIBUTE_NOUNS, INNER_NAME_WORD
 from deepresearch.report_text import HEADINGS
@@ -36,6 +37,7 @@ from deepresearch.text import CITATION_LIKE, key_stems, language_of
 
 AnswerStatus = Literal["grounded", "sentence", "unverified", "abstained"]
 Chooser = Callable[[QuestionFrame, Sequence[str], Sequence[Ranked]], str | None]
+Reader = Callable[[QuestionFrame, Sequence[Ranked]], Reading | None]
 TOP_SENTENCES = 8
 MAX_CANDIDATES = 6
 COMPLETE = 0.999  # a sentence's share of the question's weighted terms that leaves none out
@@ -80,14 +82,34 @@ def ground_answer(
     *,
     chooser: Chooser | None = None,
     weights: AnswerWeights | None = None,
+    reader: Reader | None = None,
 ) -> GroundedAnswer:
     """The grounded answer to ``question`` from ``sources`` (see the module docstring).
     ``weights`` are a fitted scorer and abstention (:mod:`deepresearch.answers.learned`, e.g.
     :func:`~deepresearch.answers.learned.confidence_gate`, which abstains on the fitted P(right)
-    instead of the support gate); None is the hand-set scoring and support gate alone."""
+    instead of the support gate); None is the hand-set scoring and support gate alone. Where code
+    abstains on a question that asks for a span, a ``reader`` (:mod:`deepresearch.answers.reader`)
+    may answer with a span of one of code's best lines."""
     frame = frame_question(question)
     pool = sentence_pool(sources)
     ranked = rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes)
+    answer = _code_answer(frame, ranked, chooser, weights)
+    if reader is None or answer.status != "abstained" or not ranked or frame.kind in ("yesno", "choice"):
+        return answer
+    reading = reader(frame, ranked)
+    if reading is None:
+        return answer
+    evidence = (
+        replace(reading.evidence, sentence=reading.sentence)
+        if reading.sentence is not reading.evidence.sentence
+        else reading.evidence
+    )
+    return _answer(frame, reading.text, evidence, "grounded", (), "reader", answer.confidence)
+
+
+def _code_answer(
+    frame: QuestionFrame, ranked: Sequence[Ranked], chooser: Chooser | None, weights: AnswerWeights | None
+) -> GroundedAnswer:
     if frame.kind in ("yesno", "choice") and frame.options and ranked:
         return _decide(frame, ranked)
     if frame.kind == "yesno" and ranked:

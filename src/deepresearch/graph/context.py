@@ -7,7 +7,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from deepresearch.answers.ground import Reader
 from deepresearch.answers.learned import AnswerWeights, confidence_gate
+from deepresearch.answers.reader import read
 from deepresearch.errors import ResearchCancelledError
 from deepresearch.llm.base import ChatModel
 from deepresearch.llm.factory import model_writes
@@ -64,6 +66,16 @@ class ResearchContext:
         if self.settings.model_judge is not None:
             return self.settings.model_judge
         return model_writes(self.settings)
+
+    @property
+    def reader(self) -> Reader | None:
+        """The model reading code's best lines where the answer line abstains (``ANSWER_READER``),
+        or None."""
+        mode = self.settings.answer_reader
+        if mode == "off" or (mode == "auto" and not self.settings.reader_model):
+            return None
+        model = self.model
+        return lambda frame, ranked: read(model, frame, ranked)
 
     @property
     def model_chooses_role(self) -> bool:

@@ -32,6 +32,7 @@ ROLE_SETTINGS = {
     "summarizer": "summarizer_model",
     "judge": "judge_model",
     "writer": "writer_model",
+    "reader": "reader_model",
 }
 
 

@@ -39,7 +39,9 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
         written = draft.answer if draft else ""
         answer = _checked_answer(state["question"], written, sources, ctx.answer_weights)
     else:
-        answer = ground_answer(state["question"], sources, chooser=_chooser(ctx), weights=ctx.answer_weights)
+        answer = ground_answer(
+            state["question"], sources, chooser=_chooser(ctx), weights=ctx.answer_weights, reader=ctx.reader
+        )
     notices = [*state.get("fallbacks", []), *fallbacks, *state.get("notices", [])]
     report = render_report(
         ReportInput(

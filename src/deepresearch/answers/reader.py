@@ -1,0 +1,194 @@
+"""An instruct model reading code's best evidence lines: quote, then answer; code checks the span.
+
+Code ranks the sentences (:mod:`deepresearch.answers.evidence`); the model is shown the first
+few, each after the bridge sentence it borrowed coverage from and titled by its passage, with
+three invented worked examples (a two-hop chain, a number, lines that do not say), and asked under
+a JSON grammar for the numbers of the lines it used and the shortest answer copied from them.
+The model reads meaning that rules miss ("with his wife, X" for "married to"); code keeps it
+honest: the answer must be a span of a line shown, not the question's own words, or it is no
+answer (:func:`check_span`). Which questions the reader answers is measured, not assumed
+(docs/BENCHMARKS.md).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from deepresearch.answers.evidence import Ranked, Sentence
+from deepresearch.answers.question import QuestionFrame
+from deepresearch.errors import ModelError
+from deepresearch.llm.base import ChatModel, Message
+from deepresearch.text import key_stems
+
+TOP_LINES = 6
+MAX_TOKENS = 60
+SYSTEM = (
+    "You answer a question from numbered evidence lines. Each line starts with the title of its "
+    "page in parentheses; the line is about that title. Some questions need two lines: one names "
+    "a bridge (a person, a place, a work), another line states the answer about that bridge. "
+    "First give the numbers of the lines you used, then the shortest answer, copied word for "
+    "word from the last line you used. If the lines do not state the answer, give no lines and "
+    'the answer "none".'
+)
+SHOTS: list[tuple[str, list[str], dict[str, Any]]] = [
+    (
+        "Who directed the film in which Mara Ellison played a lighthouse keeper?",
+        [
+            "(Mara Ellison) Mara Ellison (born 1930) is an actress best known as the lighthouse keeper in "
+            "Tide Keeper.",
+            "(Grey Harbour) Grey Harbour is a novel set in a fishing town.",
+            "(Tide Keeper) Tide Keeper is a 1961 drama film directed by Oskar Lindqvist and produced by "
+            "Ruth Amble.",
+        ],
+        {"lines": [1, 3], "answer": "Oskar Lindqvist"},
+    ),
+    (
+        "How many islands does the archipelago east of Port Venn have?",
+        [
+            "(Port Venn) Port Venn is a harbour town facing the Selka archipelago to its east.",
+            "(Selka archipelago) The Selka archipelago consists of 41 islands, 6 of them inhabited.",
+            "(Port Venn) Its population was 3,200 in 2010.",
+        ],
+        {"lines": [1, 2], "answer": "41"},
+    ),
+    (
+        "In what year was the founder of Harlow Mills born?",
+        [
+            "(Harlow Mills) Harlow Mills is a textile company founded by Edwin Carr.",
+            "(Harlow) Harlow is a town in Essex.",
+            "(Harlow Mills) The company employed 900 people in 1950.",
+        ],
+        {"lines": [], "answer": "none"},
+    ),
+]
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "lines": {"type": "array", "items": {"type": "integer"}, "maxItems": 3},
+        "answer": {"type": "string", "maxLength": 60},
+    },
+    "required": ["lines", "answer"],
+}
+_NONE = {"", "none", "unknown", "n a", "not stated"}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The reader's answer, checked: ``text`` is a span of ``sentence`` (a line shown to it)."""
+
+    text: str
+    sentence: Sentence
+    evidence: Ranked
+
+
+def evidence_lines(ranked: Sequence[Ranked], top: int = TOP_LINES) -> list[tuple[Sentence, Ranked]]:
+    """Code's first ``top`` chains as lines, each bridge sentence before the sentence it leads to,
+    no sentence twice, at most ``top`` + 4 lines."""
+    lines: list[tuple[Sentence, Ranked]] = []
+    seen: set[int] = set()
+    for r in ranked[:top]:
+        for sentence in ([r.via] if r.via is not None else []) + [r.sentence]:
+            if id(sentence) not in seen:
+                seen.add(id(sentence))
+                lines.append((sentence, r))
+    return lines[: top + 4]
+
+
+def line_text(sentence: Sentence) -> str:
+    return f"({sentence.title}) {sentence.text}"
+
+
+def messages(question: str, lines: Sequence[str]) -> list[Message]:
+    """The system text, the worked examples (the same every call, so the runtime's prompt cache
+    keeps them), then the question and its lines."""
+    turns = [Message("system", SYSTEM)]
+    for shot_question, shot_lines, reply in SHOTS:
+        turns += [
+            Message("user", _user_text(shot_question, shot_lines)),
+            Message("assistant", json.dumps(reply)),
+        ]
+    return [*turns, Message("user", _user_text(question, lines))]
+
+
+def _user_text(question: str, lines: Sequence[str]) -> str:
+    body = "\n".join(f"[{i}] {line}" for i, line in enumerate(lines, 1))
+    return f"Question: {question}\nLines:\n{body}"
+
+
+def read(
+    model: ChatModel, frame: QuestionFrame, ranked: Sequence[Ranked], top: int = TOP_LINES
+) -> Reading | None:
+    """The model's checked answer over code's best lines, or None (no lines, a model error, a
+    reply that is no span of a line shown, or the question's own words)."""
+    lines = evidence_lines(ranked, top)
+    if not lines:
+        return None
+    try:
+        reply = model.complete(
+            messages(frame.text, [line_text(s) for s, _ in lines]),
+            step="reader",
+            schema=SCHEMA,
+            max_tokens=MAX_TOKENS,
+        )
+    except ModelError:  # a reader that fails leaves code's answer line as it was
+        return None
+    return check_span(frame, parse_reply(reply.text), lines)
+
+
+def parse_reply(text: str) -> tuple[list[int], str]:
+    """(line numbers, answer) from the model's JSON; ([], "") when it is not the shape asked."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return [], ""
+    if not isinstance(data, dict):
+        return [], ""
+    used = (
+        [n for n in data.get("lines", []) if isinstance(n, int)]
+        if isinstance(data.get("lines"), list)
+        else []
+    )
+    answer = data.get("answer")
+    return used, answer.strip() if isinstance(answer, str) else ""
+
+
+def check_span(
+    frame: QuestionFrame, reply: tuple[list[int], str], lines: Sequence[tuple[Sentence, Ranked]]
+) -> Reading | None:
+    """The reply as a :class:`Reading` when its answer is a span of a line shown (the lines it
+    named first, the last of them first) and is not made of the question's own words."""
+    used, answer = reply
+    answer = answer.rstrip(".,;: ")
+    if _norm(answer) in _NONE or _is_question_words(answer, frame):
+        return None
+    named = [lines[n - 1] for n in reversed(used) if 0 < n <= len(lines)]
+    for sentence, ranked in [*named, *lines]:
+        span = _span_in(answer, sentence.text)
+        if span is not None:
+            return Reading(span, sentence, ranked)
+    return None
+
+
+def _span_in(answer: str, text: str) -> str | None:
+    """``answer`` as ``text`` writes it (case and spacing aside), or None if it is not a span."""
+    pattern = r"\s+".join(re.escape(w) for w in answer.split())
+    match = re.search(rf"(?<!\w){pattern}(?!\w)", text, re.IGNORECASE)
+    return match.group(0) if match else None
+
+
+def _is_question_words(answer: str, frame: QuestionFrame) -> bool:
+    """Every content word of the answer is the question's ("Cedar Hall" for "Who designed Cedar
+    Hall?"): the reader repeated the subject. An answer with no content word is a number or a
+    date, which the question must not state either."""
+    terms = set(key_stems(answer))
+    if not terms:
+        return answer.lower() in frame.text.lower()
+    return terms <= set(frame.terms) | frame.names
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())

@@ -1,0 +1,124 @@
+"""The reader: a model answers from code's best lines, and code keeps only a span of a line shown.
+
+Invented people and passages; the model is a scripted double (``llm/testing.py``) that answers
+what a small instruct model was seen to answer: right, the question's own subject, words no line
+holds, or not JSON at all.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from deepresearch import research
+from deepresearch.answers.evidence import rank_sentences, sentence_pool
+from deepresearch.answers.ground import ground_answer
+from deepresearch.answers.question import frame_question
+from deepresearch.answers.reader import SHOTS, read
+from deepresearch.errors import ModelError
+from deepresearch.llm.base import ModelCall
+from deepresearch.llm.testing import FunctionModel, ScriptedModel
+from deepresearch.search.base import SearchHit
+from deepresearch.search.testing import StaticSearch
+from deepresearch.settings import Settings
+
+from .sources import src
+
+SOURCES = [
+    src(
+        1,
+        "Orla Fenn",
+        "Orla Fenn (1890–1960) was a novelist. In 1931 he set up Kestrel Works Ltd., a maker of gliders.",
+    ),
+    src(2, "Cedar Hall", "Cedar Hall is a concert venue in Dunmore. It opened in 1977."),
+]
+QUESTION = "Which firm did Orla Fenn begin?"
+
+
+def _reply(answer: str, lines: list[int] | None = None) -> str:
+    return json.dumps({"lines": lines or [1], "answer": answer})
+
+
+def _ranked(question: str):  # type: ignore[no-untyped-def]
+    frame = frame_question(question)
+    return frame, rank_sentences(frame.terms, sentence_pool(SOURCES), frame.names, frame.text)
+
+
+def test_a_span_of_a_line_shown_is_the_answer_as_the_line_writes_it() -> None:
+    frame, ranked = _ranked(QUESTION)
+    reading = read(ScriptedModel({"reader": _reply("kestrel works ltd")}), frame, ranked)
+    assert reading is not None
+    assert reading.text == "Kestrel Works Ltd"
+    assert reading.sentence.source_id == 1
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        _reply("Orla Fenn"),  # the question's own subject
+        _reply("Falcon Aircraft"),  # words no line holds
+        _reply("none", []),
+        "the answer is Kestrel Works",  # not the JSON asked for
+    ],
+)
+def test_no_answer_unless_the_reply_is_a_checked_span(reply: str) -> None:
+    frame, ranked = _ranked(QUESTION)
+    assert read(ScriptedModel({"reader": reply}), frame, ranked) is None
+
+
+def test_the_reader_sees_the_lines_after_the_worked_examples_and_is_capped() -> None:
+    model = ScriptedModel({"reader": _reply("none", [])})
+    frame, ranked = _ranked(QUESTION)
+    read(model, frame, ranked)
+    call = model.calls[0]
+    assert call.step == "reader" and call.max_tokens <= 60 and call.schema is not None
+    assert call.messages[-1].content.startswith(f"Question: {QUESTION}")
+    assert "(Orla Fenn) Orla Fenn (1890–1960)" in call.messages[-1].content
+    assert len(call.messages) == 2 + 2 * len(SHOTS)
+
+
+def test_the_reader_answers_only_where_code_abstains() -> None:
+    model = ScriptedModel({"reader": _reply("1977")})
+    stated = ground_answer("When did Cedar Hall open?", SOURCES, reader=lambda f, r: read(model, f, r))
+    assert stated.text == "1977" and stated.chosen_by == "code"
+    assert model.calls == []
+
+
+def test_where_code_abstains_the_checked_span_is_a_grounded_answer_of_the_reader() -> None:
+    model = ScriptedModel({"reader": _reply("Kestrel Works Ltd.")})
+    without = ground_answer(QUESTION, SOURCES)
+    answer = ground_answer(QUESTION, SOURCES, reader=lambda f, r: read(model, f, r))
+    assert without.status == "abstained"
+    assert (answer.status, answer.chosen_by, answer.text) == ("grounded", "reader", "Kestrel Works Ltd")
+    assert answer.source_id == 1 and "set up Kestrel Works" in answer.sentence
+
+
+def test_a_reader_that_fails_leaves_the_abstention() -> None:
+    def broken(call: ModelCall) -> str:
+        raise ModelError("the reader model is gone")
+
+    answer = ground_answer(QUESTION, SOURCES, reader=lambda f, r: read(FunctionModel(broken), f, r))
+    assert answer.status == "abstained"
+
+
+def test_a_run_with_the_reader_on_states_its_checked_span_and_cites_its_source(settings: Settings) -> None:
+    hits = [
+        SearchHit(url=f"https://example.org/{s.id}", title=s.title, snippet=s.content or "") for s in SOURCES
+    ]
+    model = ScriptedModel({"reader": _reply("Kestrel Works Ltd.")})
+    on = settings.with_overrides(answer_reader="on")
+    result = research(
+        QUESTION, settings=on, model=model, search=StaticSearch(default=hits), max_web_research_loops=1
+    )
+    off = research(
+        QUESTION,
+        settings=settings,
+        model=ScriptedModel(),
+        search=StaticSearch(default=hits),
+        max_web_research_loops=1,
+    )
+    assert "reader" in model.steps()
+    assert result.answer.startswith("Kestrel Works Ltd") and result.answer_status == "grounded"
+    assert result.answer_source_number is not None
+    assert off.answer_status == "abstained"
