@@ -274,23 +274,34 @@ def test_interval_gate_spaces_calls() -> None:
 
 
 def test_interval_gate_is_shared_between_threads() -> None:
-    gate = IntervalGate()
-    starts: list[float] = []
+    """The slots the gate hands four threads are 0.1 s apart and the threads sleep until theirs.
+    Slot times are read from the gate's own clock call (when a thread records the time after it
+    wakes, a busy machine can deliver two wake-ups closer together than their slots)."""
+    local = threading.local()
+
+    def clock() -> float:
+        local.now = time.monotonic()
+        return float(local.now)
+
+    gate = IntervalGate(clock=clock)
+    slots: list[float] = []
     lock = threading.Lock()
 
     def call() -> None:
-        gate.wait(0.1)
+        waited = gate.wait(0.1)
         with lock:
-            starts.append(time.monotonic())
+            slots.append(local.now + waited)
 
+    started = time.monotonic()
     threads = [threading.Thread(target=call) for _ in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
 
-    starts.sort()
-    assert all(b - a >= 0.09 for a, b in zip(starts, starts[1:], strict=False))
+    slots.sort()
+    assert all(b - a >= 0.1 - 1e-9 for a, b in zip(slots, slots[1:], strict=False))
+    assert time.monotonic() - started >= 0.3
 
 
 def test_a_role_model_equal_to_the_default_is_not_routed(
