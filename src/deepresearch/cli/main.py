@@ -164,14 +164,18 @@ def index_cmd(
         target = index or settings.resolved_index_path
         limits = IndexLimits(settings.index_max_file_mb * 2**20, settings.index_max_unpacked_mb * 2**20)
         with DocumentIndex(target, embedder_for(settings)) as store:
-            stats = store.index_paths(paths, progress=lambda m: err.print(f"[dim]{m}[/dim]"), limits=limits)
+            stats = store.index_paths(paths, progress=_dim_line, limits=limits)
     skipped = f", {stats.files_skipped} skipped (see above)" if stats.files_skipped else ""
     err.print(
         f"indexed {stats.files_indexed} file(s), {stats.files_skipped_unchanged} unchanged, "
-        f"{stats.files_removed} removed{skipped}; {stats.passages_total} passages in {target} "
+        f"{stats.files_removed} removed{skipped}; {stats.passages_total} passages in {escape(str(target))} "
         f"({stats.seconds:.2f}s)"
         + (f"; {stats.passages_embedded} passages embedded" if stats.passages_embedded else "")
     )
+
+
+def _dim_line(message: str) -> None:
+    err.print(f"[dim]{escape(message)}[/dim]")
 
 
 @app.command()
@@ -258,7 +262,8 @@ def serve(
 
     with friendly_errors():
         settings = Settings.load()
-    err.print(f"[dim]deepresearch serving on http://{host}:{port} (jobs: {_jobs_home(settings)})[/dim]")
+    jobs = escape(_jobs_home(settings))
+    err.print(f"[dim]deepresearch serving on http://{escape(host)}:{port} (jobs: {jobs})[/dim]")
     run_server(settings, host=host, port=port)
 
 
@@ -283,7 +288,7 @@ def _index_corpus(settings: Settings, corpus: Path, quiet: bool) -> Path:
     target, stats = ensure_corpus_index(settings, corpus)
     if not quiet:
         err.print(
-            f"[dim]• corpus {corpus}: {stats.passages_total} passages "
+            f"[dim]• corpus {escape(str(corpus))}: {stats.passages_total} passages "
             f"({stats.files_indexed} file(s) re-indexed)[/dim]"
         )
     return target
