@@ -277,14 +277,15 @@ def split_sentences(text: str, *, at_cjk_stops: bool = True) -> list[str]:
     return [s for s in (part.strip() for part in pattern.split(text)) if s]
 
 
-def sentences(text: str, *, join_abbreviations: bool = False) -> list[str]:
+def sentences(text: str) -> list[str]:
     """The sentences of ``text`` (one character is none), footnote markers such as ``[3]``
     removed: quoted into a report, a page's own footnote would read as a citation of the run's
-    source 3. With ``join_abbreviations`` a split after an initial or an abbreviation ("painted by
-    J. M. Olsen", "Mr. Smith", "U.S. Army") is joined back, as the answer's evidence reads them."""
+    source 3. A split after an initial or an abbreviation ("painted by J. M. Olsen", "the Church
+    of St. Anne", "Dr. Ruiz", "Mt. Kenya", "the U.S. Army") is joined back: every step that reads
+    sentences — the extractive summaries, the answer's evidence, the report's quotes — reads them
+    whole (a summary once quoted "…the Basilica of St." as a sentence)."""
     flat = _FOOTNOTE.sub("", text.replace("\n", " "))
-    parts = [s for s in split_sentences(flat) if len(s) > 1]
-    return _join_abbreviations(parts) if join_abbreviations else parts
+    return _join_abbreviations([s for s in split_sentences(flat) if len(s) > 1])
 
 
 def _join_abbreviations(parts: list[str]) -> list[str]:
