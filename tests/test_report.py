@@ -96,7 +96,7 @@ def test_no_empty_section() -> None:
 
 def test_abstention_is_said_and_listed_as_unknown() -> None:
     markdown = render([task(1, "")], ground_answer(QUESTION, [SOURCES[1]]))
-    assert "**Answer:** The sources read do not say when was the astronomical clock built" in markdown
+    assert f"**Answer:** The sources read do not answer: {QUESTION}" in markdown
     assert "- **Unknown** — What the question asks" in markdown
 
 

@@ -569,6 +569,6 @@ def test_answer_min_confidence_turns_the_fitted_gate_on_for_the_whole_run(
         QUESTION, settings=settings, model=ScriptedModel(), search=local_search, answer_min_confidence=1.0
     )
     assert default.answer_status == "grounded" and default.answer.startswith("1410")
-    assert strict.answer_status == "abstained" and "do not say" in strict.answer
+    assert strict.answer_status == "abstained" and "do not answer" in strict.answer
     assert not any(e.answered for e in strict.evaluations)
     assert strict.rounds == settings.max_web_research_loops

@@ -46,11 +46,6 @@ _UNKNOWN = re.compile(
     r"no (?:source|information|evidence))\b",
     re.IGNORECASE,
 )
-_OPENS_WITH_WH = re.compile(
-    r"^(?:(?:in|on|at|from|for|by|to|of|with|during|after|before)\s+)?"
-    r"(?:who|whom|whose|what|when|where|which|why|how)\b",
-    re.IGNORECASE,
-)
 _LATE = re.compile(r"\b(?:later|latest|younger|youngest|newer|newest|most recent|last)\b", re.IGNORECASE)
 
 
@@ -190,11 +185,11 @@ def abstain(frame: QuestionFrame, support: float, confidence: float | None = Non
 
 
 def abstention_text(question: str) -> str:
-    """ "The sources read do not say …", in the question's language."""
+    """ "The sources read do not answer: <the question as asked>?", in the question's language.
+    The question is quoted, not turned into an indirect one: "do not say in what year was the
+    mill built" read badly, and no rule reorders every question's words."""
     asked = question.strip().rstrip("?？. ")
     language = language_of(question)
-    if language == "en" and _OPENS_WITH_WH.match(asked):
-        return f"The sources read do not say {asked[0].lower()}{asked[1:]}."
     mark = "？" if language == "zh" else "?"
     return HEADINGS.get(language, HEADINGS["en"])["abstained"].format(question=f"{asked}{mark}")
 
