@@ -106,7 +106,10 @@ def test_weights_round_trip_through_json(tmp_path: Path) -> None:
         ("Qui a construit le pont de Varennes ?", "Les sources lues ne répondent pas à : Qui a construit"),
         ("¿Quién diseñó el puente de la ciudad?", "Las fuentes leídas no responden: ¿Quién diseñó"),
         ("谁设计了这座桥？", "已读来源没有回答：谁设计了这座桥？"),
-        ("Who designed the Varennes bridge?", "The sources read do not answer: Who designed the Varennes bridge?"),
+        (
+            "Who designed the Varennes bridge?",
+            "The sources read do not answer: Who designed the Varennes bridge?",
+        ),
         (
             "In what year was the Halvard signal station constructed?",
             "The sources read do not answer: In what year was the Halvard signal station constructed?",
