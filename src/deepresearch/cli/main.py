@@ -80,6 +80,12 @@ def research(
         Path | None,
         typer.Option(help="Search this index file (INDEX_PATH), built by: deepresearch index --index FILE."),
     ] = None,
+    demo: Annotated[
+        bool,
+        typer.Option(
+            "--demo", help="Search the bundled demo corpus, even after deepresearch index (DEMO_CORPUS)."
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     review_plan: Annotated[
         bool,
@@ -98,7 +104,12 @@ def research(
 
     with friendly_errors():
         output = plan_output(format_name, out, as_json)
-        overrides = {"search_api": search, "max_web_research_loops": loops, "llm_provider": provider}
+        overrides = {
+            "search_api": search,
+            "max_web_research_loops": loops,
+            "llm_provider": provider,
+            "demo_corpus": demo or None,
+        }
         settings = _research_settings(overrides, corpus, index, quiet)
         progress = None if quiet else ProgressPrinter(err)
         sink = ReportPrinter(progress) if output.streams_markdown else progress
@@ -123,6 +134,10 @@ def _research_settings(
     """The run's settings: the flags over the environment, and --corpus indexed into its own file."""
     if corpus is not None and index is not None:
         raise ConfigurationError("--corpus researches its own cached index; give --corpus or --index")
+    if overrides.get("demo_corpus") and (corpus is not None or index is not None):
+        raise ConfigurationError(
+            "--demo researches the bundled demo corpus; give --demo, --corpus or --index"
+        )
     settings = Settings.load({**overrides, "index_path": index})
     if corpus is not None:
         settings = settings.with_overrides(index_path=_index_corpus(settings, corpus, quiet))
@@ -152,6 +167,7 @@ def index_cmd(
     ] = False,
 ) -> None:
     """Build or update the local document index from PATHS (incremental)."""
+    from deepresearch.index.corpus import DEMO_AGAIN
     from deepresearch.index.embeddings import embedder_for
     from deepresearch.index.loaders import IndexLimits
     from deepresearch.index.store import DocumentIndex
@@ -172,6 +188,8 @@ def index_cmd(
         f"({stats.seconds:.2f}s)"
         + (f"; {stats.passages_embedded} passages embedded" if stats.passages_embedded else "")
     )
+    if index is None and settings.uses_default_index and not settings.demo_corpus:
+        err.print(f"research now searches this index instead of the bundled demo corpus; {DEMO_AGAIN}")
 
 
 def _dim_line(message: str) -> None:
