@@ -17,7 +17,7 @@ from deepresearch.cli.mcp_cmd import mcp_command
 from deepresearch.cli.model_server_cmd import model_server_command
 from deepresearch.cli.settings_cmd import settings_command
 from deepresearch.cli.worker_cmd import worker_command
-from deepresearch.errors import ConfigurationError
+from deepresearch.errors import ConfigurationError, ResearchCancelledError
 from deepresearch.settings import Settings
 
 if TYPE_CHECKING:
@@ -98,11 +98,13 @@ def research(
 ) -> None:
     """Research QUESTION and print a cited Markdown report."""
     from deepresearch.agent import research as run_research
+    from deepresearch.cli.interrupt import Interruption
     from deepresearch.cli.output import plan_output
     from deepresearch.cli.progress import ProgressPrinter, ReportPrinter
     from deepresearch.cli.review import TerminalReviewer, clarify
 
-    with friendly_errors():
+    interruption = Interruption(err)
+    with friendly_errors(), interruption.installed():
         output = plan_output(format_name, out, as_json)
         overrides = {
             "search_api": search,
@@ -115,7 +117,16 @@ def research(
         sink = ReportPrinter(progress) if output.streams_markdown else progress
         reviewer = TerminalReviewer(err) if review_plan else None
         question = clarify(question, err) if clarify_question else question
-        result = run_research(question, settings=settings, on_event=sink, review_plan=reviewer)
+        try:
+            result = run_research(
+                question,
+                settings=settings,
+                on_event=interruption.watching(sink),
+                review_plan=reviewer,
+                cancel=interruption.cancel,
+            )
+        except ResearchCancelledError:
+            interruption.exit()
         output.write(result, err, streamed=isinstance(sink, ReportPrinter) and sink.printed)
         if not quiet:
             err.print(f"[dim]{usage_line(result.usage)}[/dim]")

@@ -77,7 +77,7 @@ def local_index_path(
     return ensure_demo_index(settings, notice, embedder)
 
 
-DEMO_AGAIN = "research --demo (or DEMO_CORPUS=true) searches the demo corpus again"
+DEMO_AGAIN = "research --demo or DEMO_CORPUS=true searches the demo corpus again"
 """How to get back to the demo corpus once you have an index: said wherever the demo is mentioned."""
 
 
@@ -107,7 +107,7 @@ def ensure_demo_index(
     say(
         said
         or f"you have indexed nothing (no {settings.resolved_index_path}), so this run searches the "
-        f"bundled demo corpus; index your documents with: deepresearch index PATH (then {DEMO_AGAIN})"
+        f"bundled demo corpus; index your documents with: deepresearch index PATH; after that, {DEMO_AGAIN}"
     )
     with DocumentIndex(path, embedder) as index:
         current = str(demo_corpus_path().resolve())
