@@ -91,3 +91,20 @@ def test_an_unverified_model_answer_gives_way_to_the_sentence_that_states_one(
 
     answer_line = report.split("\n\n")[1]
     assert "1410" in answer_line and "1851" not in answer_line
+
+
+def test_a_year_the_bridge_sentence_holds_is_not_stated_as_the_answer(
+    settings: Settings, local_search: LocalSearch
+) -> None:
+    """A server model answers the year the painter died, which the sentence it cites holds: the
+    report must not mark it grounded; code's answer from the clock's own sentence stands."""
+
+    def wrong_year(call: ModelCall) -> str:
+        return json.dumps(
+            {"answer": "1868 [1]", "background": "", "insights": [], "risks": []}, ensure_ascii=False
+        )
+
+    result = _run(settings, local_search, ScriptedModel({"report": wrong_year}))
+
+    assert not (result.answer_status == "grounded" and "1868" in result.answer)
+    assert result.answer_status == "grounded" and result.answer.startswith("1410")
