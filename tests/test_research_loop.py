@@ -276,7 +276,7 @@ def test_every_citation_resolves_and_unknown_ones_are_removed(
     draft = json.dumps(
         {
             "answer": "1410 [2]",
-            "background": "The clock on the Old Town Hall is described in [99] and [1].",
+            "background": "Karel Purkyně was a Czech painter, as [99] and [1] say.",
             "insights": [
                 {"text": "The clock dates from 1410 [2] [42].", "sources": []},
                 {"text": "An uncited guess.", "sources": []},

@@ -57,6 +57,7 @@ CITATION_LIKE = re.compile(r"\[[\d,\s]+\]")
 """Brackets of digits, commas and spaces only (``[1,2]``, but also ``[ ]`` or ``[1,,]``): blanked
 before comparing words, so that nothing marker-shaped counts as a word; never read as ids."""
 _CITATION_SEPARATOR = re.compile(r"\s*[,，]\s*")
+_LEADING_CITATIONS = re.compile(rf"^(?:{CITATION.pattern}\s*)+")
 
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 """The CJK rule: Hiragana, Katakana, CJK ideographs (with extension A and compatibility), Hangul."""
@@ -286,6 +287,21 @@ def sentences(text: str) -> list[str]:
     whole (a summary once quoted "…the Basilica of St." as a sentence)."""
     flat = _FOOTNOTE.sub("", text.replace("\n", " "))
     return _join_abbreviations([s for s in split_sentences(flat) if len(s) > 1])
+
+
+def cited_sentences(text: str) -> list[str]:
+    """The sentences of prose that cites ``[n]`` (a model's), each keeping its own markers: a
+    marker written after the full stop ("… in 1410. [2]") belongs to the sentence before it.
+    Abbreviations are joined as :func:`sentences` joins them."""
+    out: list[str] = []
+    for part in split_sentences(text.replace("\n", " ")):
+        lead = _LEADING_CITATIONS.match(part)
+        if lead and out:
+            out[-1] = f"{out[-1]} {lead.group(0).strip()}"
+            part = part[lead.end() :].strip()
+        if part:
+            out.append(part)
+    return _join_abbreviations(out)
 
 
 def _join_abbreviations(parts: list[str]) -> list[str]:
