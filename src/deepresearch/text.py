@@ -118,13 +118,45 @@ def _words(text: str) -> list[str]:
 _FUNCTION_WORDS: dict[str, frozenset[str]] = {
     "en": frozenset(_words("the of and is was are were what who when where which how in on did does")),
     "de": frozenset(
-        _words("der die das und ist war wer wann wo welche welcher wie nicht ein eine den dem im")
+        _words(
+            "der die das und ist war wurde wer wann wo welche welcher welchem welchen welches wie nicht "
+            "ein eine den dem im"
+        )
     ),
     "fr": frozenset(
         _words("le la les l d qu de et est était été qui quand où quel quelle comment un une des du au")
     ),
     "es": frozenset(_words("el la los las de y es fue quién cuándo dónde cuál cómo un una del qué se")),
 }
+
+
+_OTHER_STOPWORDS: dict[str, frozenset[str]] = {
+    "fr": frozenset(
+        _words(
+            """le la les l d de des du un une et ou est sont était étaient été fut a ont avait
+            avaient en au aux à dans par pour sur sous avec sans entre qui que qu quoi quel quelle
+            quels quelles lequel laquelle quand où comment pourquoi combien ce cet cette ces c il
+            elle ils elles on se s sa son ses leur leurs y ne n pas plus t être avoir fait"""
+        )
+    ),
+    "de": frozenset(
+        _words(
+            """der die das den dem des ein eine einen einem einer eines und oder ist war sind
+            waren wurde wurden worden wer was wann wo woher wohin welche welcher welches welchem
+            welchen wie
+            warum wieviel im in am an auf aus bei mit von vom zu zum zur für nach über unter
+            nicht es er sie hat hatte haben sein ihr ihre seine"""
+        )
+    ),
+    "es": frozenset(
+        _words(
+            """el la los las lo un una unos unas y e o u de del al a en por para con sin entre
+            que qué quién quiénes cuál cuáles cuándo dónde cómo cuánto cuántos cuántas es fue
+            son era eran fueron ha han se su sus le les ser"""
+        )
+    ),
+}
+"""Function words of the other languages :func:`language_of` tells apart (see :func:`stopwords_for`)."""
 
 
 def split_words(text: str) -> list[str]:
@@ -196,9 +228,17 @@ def _measure(stem_part: str) -> int:
     return shape.replace("vc", "|").count("|") if shape else 0
 
 
-def is_content_word(word: str) -> bool:
+def is_content_word(word: str, stopwords: frozenset[str] = STOPWORDS) -> bool:
     """Not a stopword, and longer than one letter (a lone digit or CJK character counts)."""
-    return word not in STOPWORDS and (len(word) > 1 or word.isdigit() or is_cjk_run(word))
+    return word not in stopwords and (len(word) > 1 or word.isdigit() or is_cjk_run(word))
+
+
+def stopwords_for(text: str) -> frozenset[str]:
+    """The stopwords of the language ``text`` is in (:func:`language_of`): :data:`STOPWORDS`,
+    plus French, German or Spanish function words for a text in that language — "en", "quelle"
+    and "été" are no key terms of "En quelle année la tour a-t-elle été construite ?"."""
+    extra = _OTHER_STOPWORDS.get(language_of(text))
+    return STOPWORDS | extra if extra else STOPWORDS
 
 
 def tokens(text: str) -> list[str]:
@@ -216,8 +256,9 @@ def key_terms(text: str) -> list[str]:
     Words are returned as written (lower-cased), fit to show to a person or put in a query.
     """
     seen: dict[str, str] = {}
+    stop = stopwords_for(text)
     for word in words(text):
-        if is_content_word(word):
+        if is_content_word(word, stop):
             seen.setdefault(stem(word), word)
     return list(seen.values())
 
