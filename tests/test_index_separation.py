@@ -78,7 +78,7 @@ def test_the_demo_corpus_is_searched_only_while_nothing_is_indexed(home: Path, d
     settings = _settings(home)
     first = research(QUESTION, settings=settings, model=ScriptedModel())
     assert _demo_sources(first), "with nothing indexed, the demo corpus answers"
-    assert any("indexed nothing" in n for n in first.notices)
+    assert any("indexed nothing" in n and "research --demo" in n for n in first.notices)
     assert demo_index_path(settings).exists() and not settings.resolved_index_path.exists()
 
     _index(home, docs)
@@ -165,3 +165,35 @@ def test_research_index_option_searches_that_file(
     twice = ["research", QUESTION, "--index", str(target), "--corpus", str(docs)]
     both = CliRunner().invoke(app, twice, env=env)
     assert both.exit_code == 2 and "--corpus or --index" in both.output
+
+
+def test_after_indexing_your_documents_demo_brings_the_demo_corpus_back(
+    home: Path, docs: Path, fake_server: str
+) -> None:
+    """``deepresearch index`` says how to get back to the demo corpus, and ``--demo`` (or
+    ``DEMO_CORPUS``) does, without touching your index; with ``--index`` it is refused."""
+    env = {
+        "DEEPRESEARCH_HOME": str(home),
+        "LLM_PROVIDER": "custom",
+        "LLM_BASE_URL": fake_server,
+        "LLM_MODEL_ID": "fake-model",
+        "MAX_WEB_RESEARCH_LOOPS": "1",
+    }
+    indexed = CliRunner().invoke(app, ["index", str(docs)], env=env)
+    assert indexed.exit_code == 0 and "research --demo" in indexed.stderr
+    ours = CliRunner().invoke(app, ["research", QUESTION, "--json", "-q"], env=env)
+    assert ours.exit_code == 0 and not any(
+        s["doc_id"] in DEMO_IDS for s in json.loads(ours.stdout)["sources"]
+    )
+
+    back = CliRunner().invoke(app, ["research", QUESTION, "--demo", "--json"], env=env)
+    assert back.exit_code == 0, back.output
+    result = json.loads(back.stdout)
+    assert result["sources"] and all(s["doc_id"] in DEMO_IDS for s in result["sources"])
+    assert "DEMO_CORPUS is on" in back.stderr
+    by_setting = research(QUESTION, settings=_settings(home, demo_corpus=True), model=ScriptedModel())
+    assert _demo_sources(by_setting) and len(_demo_sources(by_setting)) == len(by_setting.sources)
+    with DocumentIndex.open_existing(_settings(home).resolved_index_path) as index:
+        assert not any(is_demo_corpus_file(p) for p in index.indexed_files())
+    mixed = CliRunner().invoke(app, ["research", QUESTION, "--demo", "--index", "x.sqlite"], env=env)
+    assert mixed.exit_code == 2 and "--demo" in mixed.output

@@ -91,3 +91,59 @@ def test_an_unverified_model_answer_gives_way_to_the_sentence_that_states_one(
 
     answer_line = report.split("\n\n")[1]
     assert "1410" in answer_line and "1851" not in answer_line
+
+
+def test_a_year_the_bridge_sentence_holds_is_not_stated_as_the_answer(
+    settings: Settings, local_search: LocalSearch
+) -> None:
+    """A server model answers the year the painter died, which the sentence it cites holds: the
+    report must not mark it grounded; code's answer from the clock's own sentence stands."""
+
+    def wrong_year(call: ModelCall) -> str:
+        return json.dumps(
+            {"answer": "1868 [1]", "background": "", "insights": [], "risks": []}, ensure_ascii=False
+        )
+
+    result = _run(settings, local_search, ScriptedModel({"report": wrong_year}))
+
+    assert not (result.answer_status == "grounded" and "1868" in result.answer)
+    assert result.answer_status == "grounded" and result.answer.startswith("1410")
+
+
+def test_model_prose_whose_facts_no_source_states_never_reaches_the_report(
+    settings: Settings, local_search: LocalSearch
+) -> None:
+    """A summary that moves the city to another country, a sentence citing a source that says
+    something else, a Background cut off mid-word and an insight naming a place no source names:
+    none of it reaches the summaries, the report or the notes; what the sources do state stays."""
+    summary = (
+        "The Prague astronomical clock was built in 1410 by Mikuláš of Kadaň [2]. "
+        "Prague lies in Wrocław, Silesia [3]. The clock was rebuilt in 1866 [2]."
+    )
+
+    def draft(call: ModelCall) -> str:
+        return json.dumps(
+            {
+                "answer": "1410 [2]",
+                "background": "Karel Purkyně was a Czech painter who died in Prague [1]. "
+                "The clock stands on the Old Town Hall and a2",
+                "insights": [
+                    {"text": "The clock was carried to Wrocław in 1945 [2].", "sources": [2]},
+                    {"text": "The Prague astronomical clock was built in 1410 [2].", "sources": [2]},
+                ],
+                "risks": ["Records from Kraków in 1870 may disagree.", "Dates of the clock's parts differ."],
+            },
+            ensure_ascii=False,
+        )
+
+    result = _run(settings, local_search, ScriptedModel({"summarize": summary, "report": draft}))
+    report = result.report_markdown
+    notes = " ".join(p.read_text(encoding="utf-8") for p in (settings.home / "notes").rglob("*.md"))
+
+    for invented in ("Wrocław", "Silesia", "1866", "1945", "Kraków", "a2"):
+        assert invented not in report and invented not in notes, invented
+        assert not any(invented in t.summary for t in result.todo_items), invented
+    assert "Karel Purkyně was a Czech painter who died in Prague" in report
+    assert "The Prague astronomical clock was built in 1410 [" in report
+    assert "Dates of the clock's parts differ." in report
+    assert "sentence(s) of the model's prose left out" in report

@@ -11,6 +11,7 @@ import pytest
 
 from deepresearch.citations import Source, cited_ids, renumber_citations
 from deepresearch.domain import TodoItem
+from deepresearch.extractive import extractive_points
 from deepresearch.graph.nodes.judge import code_judgement, is_relevant
 from deepresearch.index import query as index_query
 from deepresearch.index import store
@@ -217,20 +218,12 @@ def test_stemming_is_safe_across_threads() -> None:
 def test_one_splitter_reads_sentences_for_quotes_evidence_and_the_index() -> None:
     text = "The mural was painted by J. M. Okafor in 1961 [2]. Mr. Lund restored it.\n It stands."
     assert sentences(text) == [
-        "The mural was painted by J.",
-        "M.",
-        "Okafor in 1961.",
-        "Mr.",
-        "Lund restored it.",
-        "It stands.",
-    ]
-    assert sentences(text, join_abbreviations=True) == [
         "The mural was painted by J. M. Okafor in 1961.",
         "Mr. Lund restored it.",
         "It stands.",
     ]
     named = "The hall was built by Acme Inc. in 1901. It was sold to Hal Ford Jr. He rebuilt it."
-    assert sentences(named, join_abbreviations=True) == [
+    assert sentences(named) == [
         "The hall was built by Acme Inc. in 1901.",
         "It was sold to Hal Ford Jr.",
         "He rebuilt it.",
@@ -251,3 +244,21 @@ def test_one_citation_marker_is_read_renumbered_and_stripped_alike() -> None:
     )
     assert strip_citations(text) == "Kelp grows fast. Otters eat urchins; see [x] and [1.5]."
     assert CITATION_LIKE.sub("_", "a [1,,2] b [ ] c [1.5]") == "a _ b _ c [1.5]"
+
+
+def test_summaries_quote_sentences_whole_across_abbreviations() -> None:
+    """The extractive summary quotes each sentence whole, never "…the chapel of St." alone."""
+    whole = [
+        "Pilgrims climb to the chapel of St. Brannoc above the harbour.",
+        "Dr. Ines Marlow of the U.S. Forest Service mapped the trail on Mt. Tarrow in 1931.",
+        "A plan by E. K. Hollis shows the chapel and St. Wenna's well.",
+        "The trail is steep.",
+    ]
+    sources = [
+        Source(id=i, url=f"local://chapel-{i}", title="Chapel trail", snippet="", content=sentence)
+        for i, sentence in enumerate(whole, start=1)
+    ]
+    page = Source(id=9, url="local://chapel", title="Chapel trail", snippet="", content=" ".join(whole))
+    assert sentences(page.content) == whole
+    points = extractive_points([page, *sources], "chapel trail Brannoc Marlow Tarrow Hollis Wenna", limit=8)
+    assert {sentence for sentence, _ in points} == set(whole)

@@ -87,17 +87,25 @@ def research(
     search: SearchBackend | None = None,
     on_event: EventSink | None = None,
     review_plan: PlanReviewer | None = None,
+    cancel: threading.Event | None = None,
     **overrides: Any,
 ) -> ResearchResult:
     """Run a whole research and return its result.
 
     A failed run raises the :class:`DeepResearchError` subclass its ``error`` event's ``code``
     names (``ConfigurationError``, ``ModelNotAvailableError``, ``ResearchCancelledError`` ...),
-    with ``run_id`` set to its run folder's name.
+    with ``run_id`` set to its run folder's name. Setting ``cancel`` stops the run at its next
+    step (a model call in flight is abandoned) with ``ResearchCancelledError``.
     """
     result: ResearchResult | None = None
     stream = research_stream(
-        question, settings=settings, model=model, search=search, review_plan=review_plan, **overrides
+        question,
+        settings=settings,
+        model=model,
+        search=search,
+        review_plan=review_plan,
+        cancel=cancel,
+        **overrides,
     )
     for item in stream:
         done = result_of(item, on_event)

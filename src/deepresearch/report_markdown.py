@@ -17,9 +17,19 @@ from deepresearch.answers.question import frame_question
 from deepresearch.citations import Source, cited_ids, number_citations, render_references, resolve_citations
 from deepresearch.domain import DROPPED, ReportResult, RoundEvaluation, TodoItem
 from deepresearch.extractive import with_subject
+from deepresearch.lexicon import INNER_NAME_WORD
 from deepresearch.model_outputs import Insight, ReportDraft
 from deepresearch.report_text import HEADINGS
-from deepresearch.text import CITATION, CITATION_LIKE, key_stems, strip_citations
+from deepresearch.text import (
+    CITATION,
+    CITATION_LIKE,
+    cited_sentences,
+    key_stems,
+    language_of,
+    stem,
+    stems,
+    strip_citations,
+)
 
 ABOUT_FLOOR = 0.5
 ESTABLISHED_SUPPORT = 0.6
@@ -56,6 +66,7 @@ class _Body:
     terms: frozenset[str] = frozenset()
     removed: int = 0
     dropped_insights: int = 0
+    dropped_prose: int = 0
 
 
 def render_report(inp: ReportInput) -> ReportResult:
@@ -69,10 +80,10 @@ def render_report(inp: ReportInput) -> ReportResult:
     parts = [
         f"# {inp.question}",
         _answer_block(inp.answer, inp.sources, h),
-        _section(h["background"], _background(inp, draft, h)),
+        _section(h["background"], _background(inp, draft, h, state)),
         _section(h["insights"], insights),
         _section(h["evidence"], _evidence(inp, state, h)),
-        _section(h["risks"], _risks(inp, draft, h)),
+        _section(h["risks"], _risks(inp, draft, h, state)),
     ]
     body, removed = resolve_citations("\n\n".join(p for p in parts if p), state.valid)
     state.removed += removed
@@ -158,8 +169,10 @@ def says_something(text: str) -> bool:
     return len(key_stems(strip_citations(text))) >= MIN_PROSE_TERMS
 
 
-def _background(inp: ReportInput, draft: ReportDraft, h: dict[str, str]) -> str:
-    text = demote_headings(" ".join(draft.background.split()))
+def _background(inp: ReportInput, draft: ReportDraft, h: dict[str, str], state: _Body) -> str:
+    """The model's background, only what the sources read state (see :func:`stated_prose`)."""
+    text, dropped = stated_prose(demote_headings(" ".join(draft.background.split())), inp.sources)
+    state.dropped_prose += dropped
     return text if says_something(text) else h["background_fallback"].format(question=inp.question)
 
 
@@ -191,6 +204,8 @@ def _checked_insight(insight: Insight, sources: Sequence[Source], state: _Body) 
     if not about or not on_question(text, state.terms):
         return None
     by_id = {s.id: s for s in sources}
+    if not stated_prose(text, [by_id[i] for i in about], words=False)[0]:
+        return None
     support = max(support_share(text, by_id[i]) for i in about)
     if support >= ESTABLISHED_SUPPORT and len(ids) == 1:
         return text, "established"
@@ -206,6 +221,69 @@ def support_share(text: str, source: Source) -> float:
         return 0.0
     present = set(key_stems(f"{source.title} {source.content or source.snippet}"))
     return len(wanted & present) / len(wanted)
+
+
+PROSE_SUPPORT = 0.5
+"""Share of a model sentence's content words its source must hold (see :func:`stated_prose`)."""
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+_ENDS = re.compile(rf"(?:[.!?。！？…][\"'”’»)]*|\*\*)(?:\s*{CITATION.pattern})*\s*$")
+_EMPHASIS = re.compile(r"[*_`]+")
+_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
+
+
+@dataclass(frozen=True)
+class _Read:
+    """One source as the prose check reads it: its stems, its numbers and its language."""
+
+    source: Source
+    stems: frozenset[str]
+    digits: frozenset[str]
+    language: str
+
+    @classmethod
+    def of(cls, source: Source) -> _Read:
+        body = f"{source.title} {source.content or source.snippet}"
+        return cls(source, frozenset(stems(body)), frozenset(_DIGITS.findall(body)), language_of(body))
+
+
+def stated_prose(text: str, sources: Sequence[Source], *, words: bool = True) -> tuple[str, int]:
+    """``text`` (a model's prose, line by line) with only the sentences a source read states, and
+    how many were left out. A sentence is stated when one source it cites (any source, when it
+    cites none) holds every number and name it writes and — with ``words``, and written in that
+    source's language — at least :data:`PROSE_SUPPORT` of its content words; with ``words`` a
+    last sentence cut off mid-way (no closing stop) is left out too. Measured on a server model:
+    a Background that ended "…clock and a2", a summary that put Prague in "Wrocław, Czech
+    Republic", summaries citing [1]–[6] for sources those numbers are not."""
+    read = [_Read.of(s) for s in sources]
+    lines, dropped = [], 0
+    for line in text.splitlines():
+        mark = _LIST_MARK.match(line)
+        head = mark.group(0) if mark else ""
+        parts = cited_sentences(line[len(head) :])
+        kept = [
+            part
+            for i, part in enumerate(parts)
+            if (not words or i < len(parts) - 1 or _ENDS.search(part)) and _is_stated(part, read, words)
+        ]
+        dropped += len(parts) - len(kept)
+        if kept:
+            lines.append(head + " ".join(kept))
+    return "\n".join(lines), dropped
+
+
+def _is_stated(sentence: str, read: Sequence[_Read], words: bool) -> bool:
+    ids = set(cited_ids(sentence))
+    pool = [r for r in read if r.source.id in ids] if ids else read
+    plain = _EMPHASIS.sub("", strip_citations(CITATION_LIKE.sub(" ", sentence))).strip()
+    digits = set(_DIGITS.findall(plain))
+    names = {stem(n) for n in INNER_NAME_WORD.findall(plain)}
+    language = language_of(plain)
+    for r in pool:
+        if not (digits <= r.digits and names <= r.stems):
+            continue
+        if not words or language != r.language or support_share(plain, r.source) >= PROSE_SUPPORT:
+            return True
+    return False
 
 
 def _answer_insights(inp: ReportInput, h: dict[str, str]) -> list[tuple[str, str]]:
@@ -316,8 +394,16 @@ def _no_evidence(task: TodoItem, h: dict[str, str]) -> str:
     return h["no_evidence"].format(title=task.title)
 
 
-def _risks(inp: ReportInput, draft: ReportDraft, h: dict[str, str]) -> str:
-    lines = [f"- {demote_headings(' '.join(r.split()))[:300]}" for r in draft.risks[:5] if says_something(r)]
+def _risks(inp: ReportInput, draft: ReportDraft, h: dict[str, str], state: _Body) -> str:
+    """The model's risks that name nothing no source read holds (a risk is an open question, so
+    its words need no source), then the question's terms no source contained."""
+    lines = []
+    for risk in draft.risks[:5]:
+        text = demote_headings(" ".join(risk.split()))[:300]
+        kept, dropped = stated_prose(text, inp.sources, words=False)
+        state.dropped_prose += dropped
+        if says_something(kept):
+            lines.append(f"- {kept}")
     if inp.evaluations:
         gaps = _run_gaps(inp)
         if gaps:
@@ -357,6 +443,8 @@ def _limits(inp: ReportInput, h: dict[str, str], state: _Body) -> str:
         lines.append(h["removed"].format(count=state.removed))
     if state.dropped_insights:
         lines.append(h["dropped_insights"].format(count=state.dropped_insights))
+    if state.dropped_prose:
+        lines.append(h["dropped_prose"].format(count=state.dropped_prose))
     lines.extend(n for n in inp.notices if not _BOOKKEEPING.match(n))
     return "\n".join(f"> - {line}" for line in lines)
 

@@ -202,6 +202,9 @@ class Settings(BaseSettings):
     index_path: Path | None = Field(None, json_schema_extra=_SEARCH)
     """The local index file `SEARCH_API=local` searches (default `DEEPRESEARCH_HOME/index.sqlite`, or the
     bundled demo corpus while you have indexed nothing)."""
+    demo_corpus: bool = Field(False, json_schema_extra=_SEARCH)
+    """Search the bundled demo corpus even after `deepresearch index` built your own index (the
+    way back to it; `research --demo` for one run); not with `INDEX_PATH`."""
     index_max_file_mb: int = Field(64, ge=1, le=65_536, json_schema_extra=_SEARCH)
     """`deepresearch index` skips (and names) a file larger than this, in MB."""
     index_max_unpacked_mb: int = Field(256, ge=1, le=65_536, json_schema_extra=_SEARCH)

@@ -57,6 +57,7 @@ CITATION_LIKE = re.compile(r"\[[\d,\s]+\]")
 """Brackets of digits, commas and spaces only (``[1,2]``, but also ``[ ]`` or ``[1,,]``): blanked
 before comparing words, so that nothing marker-shaped counts as a word; never read as ids."""
 _CITATION_SEPARATOR = re.compile(r"\s*[,，]\s*")
+_LEADING_CITATIONS = re.compile(rf"^(?:{CITATION.pattern}\s*)+")
 
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 """The CJK rule: Hiragana, Katakana, CJK ideographs (with extension A and compatibility), Hangul."""
@@ -117,13 +118,45 @@ def _words(text: str) -> list[str]:
 _FUNCTION_WORDS: dict[str, frozenset[str]] = {
     "en": frozenset(_words("the of and is was are were what who when where which how in on did does")),
     "de": frozenset(
-        _words("der die das und ist war wer wann wo welche welcher wie nicht ein eine den dem im")
+        _words(
+            "der die das und ist war wurde wer wann wo welche welcher welchem welchen welches wie nicht "
+            "ein eine den dem im"
+        )
     ),
     "fr": frozenset(
         _words("le la les l d qu de et est était été qui quand où quel quelle comment un une des du au")
     ),
     "es": frozenset(_words("el la los las de y es fue quién cuándo dónde cuál cómo un una del qué se")),
 }
+
+
+_OTHER_STOPWORDS: dict[str, frozenset[str]] = {
+    "fr": frozenset(
+        _words(
+            """le la les l d de des du un une et ou est sont était étaient été fut a ont avait
+            avaient en au aux à dans par pour sur sous avec sans entre qui que qu quoi quel quelle
+            quels quelles lequel laquelle quand où comment pourquoi combien ce cet cette ces c il
+            elle ils elles on se s sa son ses leur leurs y ne n pas plus t être avoir fait"""
+        )
+    ),
+    "de": frozenset(
+        _words(
+            """der die das den dem des ein eine einen einem einer eines und oder ist war sind
+            waren wurde wurden worden wer was wann wo woher wohin welche welcher welches welchem
+            welchen wie
+            warum wieviel im in am an auf aus bei mit von vom zu zum zur für nach über unter
+            nicht es er sie hat hatte haben sein ihr ihre seine"""
+        )
+    ),
+    "es": frozenset(
+        _words(
+            """el la los las lo un una unos unas y e o u de del al a en por para con sin entre
+            que qué quién quiénes cuál cuáles cuándo dónde cómo cuánto cuántos cuántas es fue
+            son era eran fueron ha han se su sus le les ser"""
+        )
+    ),
+}
+"""Function words of the other languages :func:`language_of` tells apart (see :func:`stopwords_for`)."""
 
 
 def split_words(text: str) -> list[str]:
@@ -195,9 +228,17 @@ def _measure(stem_part: str) -> int:
     return shape.replace("vc", "|").count("|") if shape else 0
 
 
-def is_content_word(word: str) -> bool:
+def is_content_word(word: str, stopwords: frozenset[str] = STOPWORDS) -> bool:
     """Not a stopword, and longer than one letter (a lone digit or CJK character counts)."""
-    return word not in STOPWORDS and (len(word) > 1 or word.isdigit() or is_cjk_run(word))
+    return word not in stopwords and (len(word) > 1 or word.isdigit() or is_cjk_run(word))
+
+
+def stopwords_for(text: str) -> frozenset[str]:
+    """The stopwords of the language ``text`` is in (:func:`language_of`): :data:`STOPWORDS`,
+    plus French, German or Spanish function words for a text in that language — "en", "quelle"
+    and "été" are no key terms of "En quelle année la tour a-t-elle été construite ?"."""
+    extra = _OTHER_STOPWORDS.get(language_of(text))
+    return STOPWORDS | extra if extra else STOPWORDS
 
 
 def tokens(text: str) -> list[str]:
@@ -215,8 +256,9 @@ def key_terms(text: str) -> list[str]:
     Words are returned as written (lower-cased), fit to show to a person or put in a query.
     """
     seen: dict[str, str] = {}
+    stop = stopwords_for(text)
     for word in words(text):
-        if is_content_word(word):
+        if is_content_word(word, stop):
             seen.setdefault(stem(word), word)
     return list(seen.values())
 
@@ -277,14 +319,30 @@ def split_sentences(text: str, *, at_cjk_stops: bool = True) -> list[str]:
     return [s for s in (part.strip() for part in pattern.split(text)) if s]
 
 
-def sentences(text: str, *, join_abbreviations: bool = False) -> list[str]:
+def sentences(text: str) -> list[str]:
     """The sentences of ``text`` (one character is none), footnote markers such as ``[3]``
     removed: quoted into a report, a page's own footnote would read as a citation of the run's
-    source 3. With ``join_abbreviations`` a split after an initial or an abbreviation ("painted by
-    J. M. Olsen", "Mr. Smith", "U.S. Army") is joined back, as the answer's evidence reads them."""
+    source 3. A split after an initial or an abbreviation ("painted by J. M. Olsen", "the Church
+    of St. Anne", "Dr. Ruiz", "Mt. Kenya", "the U.S. Army") is joined back: every step that reads
+    sentences — the extractive summaries, the answer's evidence, the report's quotes — reads them
+    whole (a summary once quoted "…the Basilica of St." as a sentence)."""
     flat = _FOOTNOTE.sub("", text.replace("\n", " "))
-    parts = [s for s in split_sentences(flat) if len(s) > 1]
-    return _join_abbreviations(parts) if join_abbreviations else parts
+    return _join_abbreviations([s for s in split_sentences(flat) if len(s) > 1])
+
+
+def cited_sentences(text: str) -> list[str]:
+    """The sentences of prose that cites ``[n]`` (a model's), each keeping its own markers: a
+    marker written after the full stop ("… in 1410. [2]") belongs to the sentence before it.
+    Abbreviations are joined as :func:`sentences` joins them."""
+    out: list[str] = []
+    for part in split_sentences(text.replace("\n", " ")):
+        lead = _LEADING_CITATIONS.match(part)
+        if lead and out:
+            out[-1] = f"{out[-1]} {lead.group(0).strip()}"
+            part = part[lead.end() :].strip()
+        if part:
+            out.append(part)
+    return _join_abbreviations(out)
 
 
 def _join_abbreviations(parts: list[str]) -> list[str]:

@@ -74,7 +74,7 @@ def test_second_hop_is_named_with_its_bridge() -> None:
 def test_abstains_when_no_source_is_about_the_question() -> None:
     got = ground_answer(TWO_HOP, [MARLOW])
     assert got.status == "abstained" and got.source_id is None
-    assert got.text.startswith("The sources read do not say when was the stone bridge built")
+    assert got.text == f"The sources read do not answer: {TWO_HOP}"
 
 
 def test_no_sources_is_an_abstention() -> None:
@@ -120,6 +120,19 @@ def test_a_server_models_answer_is_checked_against_the_sources(
 ) -> None:
     got = check_answer("When was the stone bridge in Eskerby built?", written, [WEAVER, BRIDGE])
     assert (got.status, got.source_id) == (status, source_id)
+
+
+@pytest.mark.parametrize("gate", [None, confidence_gate(None)])
+def test_a_year_the_cited_sentence_holds_is_not_grounded_unless_it_is_what_was_asked(gate: object) -> None:
+    """The weaver's sentence holds 1872 and names Eskerby, but it states when she died, not when
+    the bridge was built: a model answering 1872 is unverified; 1386, from the bridge's own
+    sentence reached through hers, is grounded, on the hand-set gate and the fitted one alike."""
+    weights = confidence_gate(None) if gate is not None else None
+    wrong = check_answer(TWO_HOP, "1872 [1]", [WEAVER, BRIDGE], weights)
+    assert wrong.status == "unverified" and wrong.source_id is None
+    right = check_answer(TWO_HOP, "It was first opened in 1386 [2].", [WEAVER, BRIDGE], weights)
+    assert (right.status, right.source_id, right.chosen_by) == ("grounded", 2, "model")
+    assert right.text == "It was first opened in 1386." and right.via_source_id == 1
 
 
 def test_a_yes_no_question_is_never_answered_with_a_name() -> None:

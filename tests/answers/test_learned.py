@@ -41,7 +41,7 @@ def test_a_confident_answer_is_stated_with_its_confidence() -> None:
 def test_below_the_threshold_the_answer_is_an_abstention() -> None:
     got = ground_answer(QUESTION, PASSAGES, weights=_weights(bias=-3.0))
     assert got.status == "abstained"
-    assert got.text == "The sources read do not say who directed the film Harbour Lantern."
+    assert got.text == f"The sources read do not answer: {QUESTION}"
     assert got.confidence is not None and got.confidence < 0.1
 
 
@@ -108,7 +108,19 @@ def test_weights_round_trip_through_json(tmp_path: Path) -> None:
         ("谁设计了这座桥？", "已读来源没有回答：谁设计了这座桥？"),
         (
             "Who designed the Varennes bridge?",
-            "The sources read do not say who designed the Varennes bridge.",
+            "The sources read do not answer: Who designed the Varennes bridge?",
+        ),
+        (
+            "In what year was the Halvard signal station constructed?",
+            "The sources read do not answer: In what year was the Halvard signal station constructed?",
+        ),
+        (
+            "How many arches does the Tessby viaduct have",
+            "The sources read do not answer: How many arches does the Tessby viaduct have?",
+        ),
+        (
+            "Is the Orrin lighthouse older than the harbour wall?",
+            "The sources read do not answer: Is the Orrin lighthouse older than the harbour wall?",
         ),
     ],
 )

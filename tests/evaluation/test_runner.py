@@ -83,7 +83,7 @@ def test_drop_gold_removes_the_gold_passages_and_the_agent_abstains(
     row = report.systems["agent"][0]
     assert row.evidence_recall == 0.0, "no gold passage can be read"
     assert row.abstained == 1.0 and row.answer_match == 0.0
-    assert row.answer.startswith("The sources read do not say")
+    assert row.answer.startswith("The sources read do not answer: ")
     assert "nogold" in report.corpus and "d2" not in Path(report.corpus).read_text()
 
 

@@ -131,8 +131,8 @@ def test_think_blocks_never_reach_events_notes_or_the_report(
     split = [
         "<th",
         "ink>SECRET-REASONING</th",
-        "ink>The clock",
-        " was built in 1410 [1].",
+        "ink>Karel Purkyně was a Czech",
+        " painter who died in 1868 [1].",
         "[TOOL_",
         "CALL: x]",
     ]
@@ -152,7 +152,7 @@ def test_think_blocks_never_reach_events_notes_or_the_report(
     for leaked in ("SECRET-REASONING", "think>", "TOOL_CALL", "[TOOL_"):
         assert leaked not in everything and leaked not in notes
     chunks = [e.data["content"] for e in events if e.type == "task_summary_chunk"]
-    assert "The clock was built in 1410 [1]." in "".join(chunks)
+    assert "Karel Purkyně was a Czech painter who died in 1868 [1]." in "".join(chunks)
 
 
 def test_empty_content_falls_back(

@@ -139,7 +139,7 @@ def _assert_no_failure_of_a_real_model(result: dict[str, Any]) -> None:
         titles = " ".join(s["title"] for s in result["sources"]).split()
         assert not task["summary"] or len(set(words) - set(titles)) >= 3, task["summary"]
     answer = report.split("\n\n", 2)[1]
-    assert "unverified" not in answer.lower() or "do not say" in answer
+    assert "unverified" not in answer.lower() or "do not answer" in answer
 
 
 def test_doctor_on_the_real_server(llama_server: str, tmp_path: Path) -> None:

@@ -72,7 +72,7 @@ def sentence_pool(sources: Sequence[Source]) -> list[Sentence]:
     seen: set[str] = set()
     for source in sources:
         title_terms = frozenset(key_stems(source.title))
-        whole = sentences(source.content or source.snippet, join_abbreviations=True)
+        whole = sentences(source.content or source.snippet)
         for text in whole[:MAX_SENTENCES_PER_SOURCE]:
             key = " ".join(text.lower().split())
             if key in seen:

@@ -17,7 +17,7 @@ from deepresearch.cli.mcp_cmd import mcp_command
 from deepresearch.cli.model_server_cmd import model_server_command
 from deepresearch.cli.settings_cmd import settings_command
 from deepresearch.cli.worker_cmd import worker_command
-from deepresearch.errors import ConfigurationError
+from deepresearch.errors import ConfigurationError, ResearchCancelledError
 from deepresearch.settings import Settings
 
 if TYPE_CHECKING:
@@ -80,6 +80,12 @@ def research(
         Path | None,
         typer.Option(help="Search this index file (INDEX_PATH), built by: deepresearch index --index FILE."),
     ] = None,
+    demo: Annotated[
+        bool,
+        typer.Option(
+            "--demo", help="Search the bundled demo corpus, even after deepresearch index (DEMO_CORPUS)."
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     review_plan: Annotated[
         bool,
@@ -92,19 +98,35 @@ def research(
 ) -> None:
     """Research QUESTION and print a cited Markdown report."""
     from deepresearch.agent import research as run_research
+    from deepresearch.cli.interrupt import Interruption
     from deepresearch.cli.output import plan_output
     from deepresearch.cli.progress import ProgressPrinter, ReportPrinter
     from deepresearch.cli.review import TerminalReviewer, clarify
 
-    with friendly_errors():
+    interruption = Interruption(err)
+    with friendly_errors(), interruption.installed():
         output = plan_output(format_name, out, as_json)
-        overrides = {"search_api": search, "max_web_research_loops": loops, "llm_provider": provider}
+        overrides = {
+            "search_api": search,
+            "max_web_research_loops": loops,
+            "llm_provider": provider,
+            "demo_corpus": demo or None,
+        }
         settings = _research_settings(overrides, corpus, index, quiet)
         progress = None if quiet else ProgressPrinter(err)
         sink = ReportPrinter(progress) if output.streams_markdown else progress
         reviewer = TerminalReviewer(err) if review_plan else None
         question = clarify(question, err) if clarify_question else question
-        result = run_research(question, settings=settings, on_event=sink, review_plan=reviewer)
+        try:
+            result = run_research(
+                question,
+                settings=settings,
+                on_event=interruption.watching(sink),
+                review_plan=reviewer,
+                cancel=interruption.cancel,
+            )
+        except ResearchCancelledError:
+            interruption.exit()
         output.write(result, err, streamed=isinstance(sink, ReportPrinter) and sink.printed)
         if not quiet:
             err.print(f"[dim]{usage_line(result.usage)}[/dim]")
@@ -123,6 +145,10 @@ def _research_settings(
     """The run's settings: the flags over the environment, and --corpus indexed into its own file."""
     if corpus is not None and index is not None:
         raise ConfigurationError("--corpus researches its own cached index; give --corpus or --index")
+    if overrides.get("demo_corpus") and (corpus is not None or index is not None):
+        raise ConfigurationError(
+            "--demo researches the bundled demo corpus; give --demo, --corpus or --index"
+        )
     settings = Settings.load({**overrides, "index_path": index})
     if corpus is not None:
         settings = settings.with_overrides(index_path=_index_corpus(settings, corpus, quiet))
@@ -152,6 +178,7 @@ def index_cmd(
     ] = False,
 ) -> None:
     """Build or update the local document index from PATHS (incremental)."""
+    from deepresearch.index.corpus import DEMO_AGAIN
     from deepresearch.index.embeddings import embedder_for
     from deepresearch.index.loaders import IndexLimits
     from deepresearch.index.store import DocumentIndex
@@ -164,14 +191,20 @@ def index_cmd(
         target = index or settings.resolved_index_path
         limits = IndexLimits(settings.index_max_file_mb * 2**20, settings.index_max_unpacked_mb * 2**20)
         with DocumentIndex(target, embedder_for(settings)) as store:
-            stats = store.index_paths(paths, progress=lambda m: err.print(f"[dim]{m}[/dim]"), limits=limits)
+            stats = store.index_paths(paths, progress=_dim_line, limits=limits)
     skipped = f", {stats.files_skipped} skipped (see above)" if stats.files_skipped else ""
     err.print(
         f"indexed {stats.files_indexed} file(s), {stats.files_skipped_unchanged} unchanged, "
-        f"{stats.files_removed} removed{skipped}; {stats.passages_total} passages in {target} "
+        f"{stats.files_removed} removed{skipped}; {stats.passages_total} passages in {escape(str(target))} "
         f"({stats.seconds:.2f}s)"
         + (f"; {stats.passages_embedded} passages embedded" if stats.passages_embedded else "")
     )
+    if index is None and settings.uses_default_index and not settings.demo_corpus:
+        err.print(f"research now searches this index instead of the bundled demo corpus; {DEMO_AGAIN}")
+
+
+def _dim_line(message: str) -> None:
+    err.print(f"[dim]{escape(message)}[/dim]")
 
 
 @app.command()
@@ -258,7 +291,8 @@ def serve(
 
     with friendly_errors():
         settings = Settings.load()
-    err.print(f"[dim]deepresearch serving on http://{host}:{port} (jobs: {_jobs_home(settings)})[/dim]")
+    jobs = escape(_jobs_home(settings))
+    err.print(f"[dim]deepresearch serving on http://{escape(host)}:{port} (jobs: {jobs})[/dim]")
     run_server(settings, host=host, port=port)
 
 
@@ -283,7 +317,7 @@ def _index_corpus(settings: Settings, corpus: Path, quiet: bool) -> Path:
     target, stats = ensure_corpus_index(settings, corpus)
     if not quiet:
         err.print(
-            f"[dim]• corpus {corpus}: {stats.passages_total} passages "
+            f"[dim]• corpus {escape(str(corpus))}: {stats.passages_total} passages "
             f"({stats.files_indexed} file(s) re-indexed)[/dim]"
         )
     return target

@@ -7,6 +7,7 @@ import threading
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from deepresearch.cli.console import err, friendly_errors
 
@@ -43,6 +44,7 @@ def model_server_command(
         options = RuntimeOptions(n_ctx, threads, batch, api_keys=keys, host=host, port=port)
 
         def ready(url: str) -> None:
-            err.print(f"[dim]serving {served.model_id} at {url} (model id {served.model_id!r})[/dim]")
+            named = escape(f"{served.model_id} at {url} (model id {served.model_id!r})")
+            err.print(f"[dim]serving {named}[/dim]")
 
         serve_model(served, options, stop=stop, ready=ready)

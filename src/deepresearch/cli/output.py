@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from deepresearch.errors import ConfigurationError
 from deepresearch.export import Format, ensure_available, render, resolve_format
@@ -30,7 +31,7 @@ class Output:
     def write(self, result: ResearchResult, console: Console, *, streamed: bool) -> None:
         if self.out is not None:
             self.out.write_bytes(render(result, self.fmt))
-            console.print(f"[dim]{self.fmt} report written to {self.out}[/dim]")
+            console.print(f"[dim]{self.fmt} report written to {escape(str(self.out))}[/dim]")
         if self.stdout_format == "md" and streamed:
             return
         text = render(result, self.stdout_format).decode("utf-8")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from deepresearch.cli.console import err, friendly_errors
 
@@ -31,7 +32,6 @@ def worker_command(
             raise ConfigurationError(
                 "a worker serves JOBS_BACKEND=celery; set JOBS_BACKEND=celery, REDIS_URL and DATABASE_URL"
             )
-        err.print(
-            f"[dim]deepresearch worker: {concurrency} job(s) at once, notes under {settings.home}[/dim]"
-        )
+        home = escape(str(settings.home))
+        err.print(f"[dim]deepresearch worker: {concurrency} job(s) at once, notes under {home}[/dim]")
         run_worker(settings, concurrency=concurrency, name=name, loglevel=loglevel)

@@ -187,6 +187,8 @@ def _index(settings: Settings) -> Check:
     if settings.search_api != "local":
         return Check("search", True, f"SEARCH_API={settings.search_api}")
     path = settings.resolved_index_path
+    if settings.demo_corpus and settings.uses_default_index:
+        return _demo_index(settings)
     if not path.exists():
         if settings.uses_default_index:
             return _demo_index(settings)
@@ -214,6 +216,10 @@ def _demo_index(settings: Settings) -> Check:
 
     demo = demo_index_path(settings)
     state = "built" if demo.exists() else "built on first use"
+    if settings.demo_corpus:
+        return Check(
+            "search", True, f"DEMO_CORPUS is on: research searches the bundled demo corpus ({demo}, {state})"
+        )
     detail = (
         f"you have indexed nothing (no {settings.resolved_index_path}, no INDEX_PATH): research searches "
         f"the bundled demo corpus ({demo}, {state}); index your documents with: deepresearch index PATH"

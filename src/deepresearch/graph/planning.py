@@ -12,18 +12,59 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from deepresearch.domain import ResearchRole, TodoItem
-from deepresearch.lexicon import CALENDAR_WORDS, DANGLING, NAMES_JOINED_BY_AND
+from deepresearch.lexicon import CALENDAR_WORDS, DANGLING, INNER_NAME_WORD, NAMES_JOINED_BY_AND
 from deepresearch.llm.base import ChatModel
 from deepresearch.llm.structured import Structured, ask_structured, parse_as
 from deepresearch.model_outputs import OpeningOut, PlannedTask, PlanOut, RoleChoice
 from deepresearch.prompts.steps import opening_messages, plan_messages
 from deepresearch.roles import ROLE_TYPES, ROLES, guess_role, role_spec, role_votes
-from deepresearch.text import STOPWORDS, key_stems, key_terms, stem, tokens
+from deepresearch.text import STOPWORDS, key_stems, key_terms, stem, stems, tokens
 
 MAX_TASKS, MIN_TASKS = 5, 3
 DUPLICATE_JACCARD = 0.8
-ANCHOR_TITLE = "The question as asked"
+PLAN_PHRASES: dict[str, dict[str, str]] = {
+    "en": {
+        "anchor": "The question as asked",
+        "anchor_intent": "Find passages that answer: {question}",
+        "entity_intent": "Who or what is {name}, as the question needs",
+        "rest_intent": "What the question says about {rest}",
+    },
+    "fr": {
+        "anchor": "La question telle que posée",
+        "anchor_intent": "Trouver les passages qui répondent à : {question}",
+        "entity_intent": "Qui ou quoi est {name}, pour la question",
+        "rest_intent": "Ce que la question dit de {rest}",
+    },
+    "de": {
+        "anchor": "Die Frage, wie gestellt",
+        "anchor_intent": "Passagen finden, die beantworten: {question}",
+        "entity_intent": "Wer oder was {name} ist, für die Frage",
+        "rest_intent": "Was die Frage über {rest} sagt",
+    },
+    "es": {
+        "anchor": "La pregunta tal como se hizo",
+        "anchor_intent": "Encontrar pasajes que respondan: {question}",
+        "entity_intent": "Quién o qué es {name}, para la pregunta",
+        "rest_intent": "Lo que la pregunta dice de {rest}",
+    },
+    "zh": {
+        "anchor": "原问题",
+        "anchor_intent": "查找回答该问题的段落：{question}",
+        "entity_intent": "问题所需：{name} 是谁或是什么",
+        "rest_intent": "问题关于 {rest} 的内容",
+    },
+}
+"""The titles and intents code writes into a plan, in the question's language (a French report
+once read "Tâche 1: The question as asked")."""
+ANCHOR_TITLE = PLAN_PHRASES["en"]["anchor"]
 """The title of the task that searches the question's own key terms; its intent is boilerplate."""
+ANCHOR_TITLES = frozenset(p["anchor"] for p in PLAN_PHRASES.values())
+
+
+def _phrases(language: str) -> dict[str, str]:
+    return PLAN_PHRASES.get(language, PLAN_PHRASES["en"])
+
+
 _NAME_STARTS = frozenset(
     "new san santa saint st los las el le la de del da di van von der den du mount mt lake fort".split()  # noqa: SIM905
 )
@@ -123,19 +164,21 @@ def build_plan(
     why = ", ".join(f"{n} {reason}" for reason, n in dropped.items())
     if not kept:
         reason = error or (f"{rejected} proposed task(s) unusable ({why})" if rejected else "empty plan")
-        derived = [] if language == "zh" else _top_up(question, _with_anchor(question, []))
+        derived = (
+            [] if language == "zh" else _top_up(question, _with_anchor(question, [], language), language)
+        )
         if not derived:
             return [fallback_task(question, language)], [f"plan: {reason}; using the fallback task"]
         fallbacks = [f"plan: {reason}; planned from the question's terms and names"]
         update = [{"id": i + 1, "is_fallback": True} for i in range(len(derived))]
-        titled = _readable_titles(question, derived[:MAX_TASKS])
+        titled = _readable_titles(question, derived[:MAX_TASKS], language)
         return [t.model_copy(update=u) for t, u in zip(titled, update, strict=False)], fallbacks
     fallbacks = [f"plan: dropped {rejected} unusable task(s) ({why})"] if rejected else []
-    tasks = _with_anchor(question, kept)
+    tasks = _with_anchor(question, kept, language)
     if len(tasks) < MIN_TASKS:
-        tasks = _top_up(question, tasks)
+        tasks = _top_up(question, tasks, language)
         fallbacks.append("plan: added tasks derived from the question's names")
-    titled = _readable_titles(question, tasks[:MAX_TASKS])
+    titled = _readable_titles(question, tasks[:MAX_TASKS], language)
     return [t.model_copy(update={"id": i + 1}) for i, t in enumerate(titled)], fallbacks
 
 
@@ -182,10 +225,11 @@ def _usable(question: str, proposed: list[PlannedTask]) -> tuple[list[TodoItem],
     return kept, dropped
 
 
-def _readable_titles(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
+def _readable_titles(question: str, tasks: list[TodoItem], language: str = "en") -> list[TodoItem]:
     """``tasks`` with every title a reader can tell apart: a title that is a fragment ("EP",
-    "Australia": fewer than two content terms, or cut short, see :func:`is_fragment`) becomes its
-    query; a title that repeats the question is :data:`ANCHOR_TITLE` on the task that searches the
+    "Australia": fewer than two content terms, or cut short, see :func:`is_fragment`) or that
+    asserts what the question does not say (:func:`asserts_more`) becomes its query; a title that
+    repeats the question is the anchor title (:data:`PLAN_PHRASES`) on the task that searches the
     question (its query elsewhere);
     a title an earlier task already has becomes its query (and a task that still repeats an
     earlier title is no task of its own)."""
@@ -195,8 +239,8 @@ def _readable_titles(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
         title = task.title
         if _title_key(title) == asked:
             searches_it = _jaccard(set(key_stems(task.query)), whole) >= DUPLICATE_JACCARD
-            title = ANCHOR_TITLE if searches_it else _title_of(task.query)
-        elif is_fragment(title):
+            title = _phrases(language)["anchor"] if searches_it else _title_of(task.query)
+        elif is_fragment(title) or asserts_more(title, f"{question} {task.query}"):
             title = _title_of(task.query)
         if _title_key(title) in {_title_key(t.title) for t in out}:
             title = _title_of(task.query)
@@ -251,23 +295,35 @@ def near_duplicate(a: set[str], b: set[str]) -> bool:
     return len(a & b) / len(a | b) >= DUPLICATE_JACCARD or a <= b or b <= a
 
 
-def _with_anchor(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
+def asserts_more(title: str, known: str) -> bool:
+    """Whether a model's task title states a number or a name that ``known`` (the question and the
+    task's query) does not hold: a title is a label, and a model once titled a task with the year
+    it made up for the answer ("… construite en 1989"). Checked like the model's other text
+    (:func:`deepresearch.report_markdown.stated_prose`), against what the plan knows."""
+    have = set(stems(known))
+    digits = set(re.findall(r"\d+", title)) - set(re.findall(r"\d+", known))
+    names = {stem(n) for n in INNER_NAME_WORD.findall(title)}
+    return bool(digits) or not names <= have
+
+
+def _with_anchor(question: str, tasks: list[TodoItem], language: str = "en") -> list[TodoItem]:
     """The question's own key terms as the first task, unless a task already searches nearly
     that (Jaccard ≥ 0.8; a narrower task is a sub-question, not a repeat of the whole)."""
     anchor_query = " ".join(key_terms(question)) or question
     anchor_stems = set(key_stems(anchor_query))
     if any(_jaccard(anchor_stems, set(key_stems(t.query))) >= DUPLICATE_JACCARD for t in tasks):
         return tasks
+    phrases = _phrases(language)
     anchor = TodoItem(
         id=0,
-        title=ANCHOR_TITLE,
-        intent=f"Find passages that answer: {question}",
+        title=phrases["anchor"],
+        intent=phrases["anchor_intent"].format(question=question),
         query=anchor_query,
     )
     return [anchor, *tasks][:MAX_TASKS]
 
 
-def _top_up(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
+def _top_up(question: str, tasks: list[TodoItem], language: str = "en") -> list[TodoItem]:
     """Add entity tasks, then one task on the question's terms no query covers yet; never a
     fragment or a near-duplicate (a narrower part of the whole question is no repeat of it)."""
     anchor = set(key_stems(question))
@@ -279,13 +335,14 @@ def _top_up(question: str, tasks: list[TodoItem]) -> list[TodoItem]:
         terms = set(key_stems(query))
         if query and len(tasks) + len(extra) < MIN_TASKS and not _repeats(terms, have, anchor):
             have.append(terms)
-            intent = f"Who or what is {name}, as the question needs"
+            intent = _phrases(language)["entity_intent"].format(name=name)
             extra.append(TodoItem(id=0, title=name, intent=intent, query=query))
     covered = set().union(*(h for h in have if _jaccard(h, anchor) < DUPLICATE_JACCARD))
     rest = " ".join(t for t in key_terms(question) if stem(t) not in covered)
     fresh = not _repeats(set(key_stems(rest)), have, anchor)
     if fresh and len(key_terms(rest)) >= MIN_REST_TERMS and len(tasks) + len(extra) < MIN_TASKS:
-        extra.append(TodoItem(id=0, title=rest, intent=f"What the question says about {rest}", query=rest))
+        intent = _phrases(language)["rest_intent"].format(rest=rest)
+        extra.append(TodoItem(id=0, title=rest, intent=intent, query=rest))
     return [*tasks, *extra]
 
 

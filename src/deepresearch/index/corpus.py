@@ -64,9 +64,12 @@ def local_index_path(
     opens it with :meth:`DocumentIndex.open_existing`). Otherwise ``<home>/index.sqlite`` when it
     exists, without the demo passages an older version put there. Otherwise the demo corpus's
     own index, built on first use (its passages embedded by ``embedder``, if given). Every
-    switch to the demo corpus is said through ``notice``.
+    switch to the demo corpus is said through ``notice``. ``DEMO_CORPUS`` (``research --demo``)
+    picks the demo corpus's index whatever you have indexed.
     """
     path = settings.resolved_index_path
+    if settings.demo_corpus:
+        return _asked_demo(settings, notice, embedder)
     if not settings.uses_default_index:
         return path
     if path.exists() and not _only_demo_left(settings, path, notice):
@@ -74,8 +77,25 @@ def local_index_path(
     return ensure_demo_index(settings, notice, embedder)
 
 
+DEMO_AGAIN = "research --demo or DEMO_CORPUS=true searches the demo corpus again"
+"""How to get back to the demo corpus once you have an index: said wherever the demo is mentioned."""
+
+
+def _asked_demo(settings: Settings, notice: Notice | None, embedder: Embedder | None) -> Path:
+    if not settings.uses_default_index:
+        raise ConfigurationError(
+            f"DEMO_CORPUS (research --demo) searches the bundled demo corpus and INDEX_PATH "
+            f"({settings.index_path}) your own index: set one of them"
+        )
+    said = (
+        "DEMO_CORPUS is on (research --demo): this run searches the bundled demo corpus, "
+        f"not {settings.resolved_index_path}"
+    )
+    return ensure_demo_index(settings, notice, embedder, said=said)
+
+
 def ensure_demo_index(
-    settings: Settings, notice: Notice | None = None, embedder: Embedder | None = None
+    settings: Settings, notice: Notice | None = None, embedder: Embedder | None = None, said: str = ""
 ) -> Path:
     """Build (first use) or refresh the demo corpus's own index; return its path.
 
@@ -85,8 +105,9 @@ def ensure_demo_index(
     path = demo_index_path(settings)
     say = notice or _quiet
     say(
-        f"you have indexed nothing (no {settings.resolved_index_path}), so this run searches the "
-        "bundled demo corpus; index your documents with: deepresearch index PATH"
+        said
+        or f"you have indexed nothing (no {settings.resolved_index_path}), so this run searches the "
+        f"bundled demo corpus; index your documents with: deepresearch index PATH; after that, {DEMO_AGAIN}"
     )
     with DocumentIndex(path, embedder) as index:
         current = str(demo_corpus_path().resolve())

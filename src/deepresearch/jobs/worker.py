@@ -17,11 +17,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from deepresearch.errors import UnavailableError
+from deepresearch.errors import ConfigurationError, UnavailableError
 from deepresearch.jobs.celery_backend import QUEUE, TASK, Broker, celery_app, require_urls
 from deepresearch.jobs.postgres import PostgresJobStore, connection_pool, migrate, postgres_checkpointer
 from deepresearch.jobs.redis_bus import RedisBus
 from deepresearch.jobs.runner import JobRunner
+from deepresearch.limits import TEAM_EXTRA
 
 if TYPE_CHECKING:
     from deepresearch.llm.base import ChatModel
@@ -150,7 +151,10 @@ def run_worker(
     options: ServerOptions | None = None,
 ) -> None:
     """Run a worker in this process until it is stopped (SIGTERM: warm shutdown, jobs handed back)."""
-    from celery import signals
+    try:
+        from celery import signals
+    except ImportError as exc:
+        raise ConfigurationError(TEAM_EXTRA) from exc
 
     from deepresearch.service import ServerOptions, Service
 

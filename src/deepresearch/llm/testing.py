@@ -93,7 +93,7 @@ def default_answer(call: ModelCall) -> str:
         "plan": lambda: json.dumps(_opening_for(question)),
         "queries": lambda: json.dumps({"queries": _requeries(call.prompt)}),
         "judge": lambda: json.dumps({"tasks": _judgements(call.prompt)}),
-        "summarize": lambda: f"On {question.rstrip('?')}: {_first_source_text(call.prompt)} [1].",
+        "summarize": lambda: _first_source_summary(call.prompt),
         "report": lambda: json.dumps(_report(question)),
         "answer": lambda: json.dumps({"answer": _first_source_sentence(call.prompt)}),
     }
@@ -156,10 +156,15 @@ def _report(question: str) -> dict[str, Any]:
     }
 
 
-def _first_source_text(prompt: str) -> str:
-    """The first source's opening words, which a real summary would report."""
-    match = re.search(r"<source id=[^>]*>([^<]{0,200})", prompt)
-    return " ".join(match.group(1).split()) if match else "the sources say nothing of it"
+def _first_source_summary(prompt: str) -> str:
+    """What a model that follows the summary prompt writes: the first source's opening sentences
+    (none cut off mid-way), cited by that source's own number."""
+    match = re.search(r'<source id="(\d+)"[^>]*>([^<]{0,200})', prompt)
+    if match is None:
+        return "The sources say nothing of it."
+    parts = re.split(r"(?<=[.!?])\s+", " ".join(match.group(2).split()))
+    whole = parts[:-1] if len(parts) > 1 and not parts[-1].endswith((".", "!", "?")) else parts
+    return f"{' '.join(whole).rstrip('.')} [{match.group(1)}]."
 
 
 def _first_source_sentence(prompt: str) -> str:

@@ -16,7 +16,7 @@ from deepresearch.domain import TaskJudgement, TodoItem
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
 from deepresearch.graph.planning import (
-    ANCHOR_TITLE,
+    ANCHOR_TITLES,
     has_placeholder,
     is_fragment,
     normalize_query,
@@ -24,7 +24,7 @@ from deepresearch.graph.planning import (
 )
 from deepresearch.graph.review import DROPPED
 from deepresearch.graph.state import ResearchState
-from deepresearch.text import key_stems, key_terms, missing_terms, stems, term_stems
+from deepresearch.text import key_stems, key_terms, missing_terms, stems, stopwords_for, term_stems, words
 
 
 def requery(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
@@ -70,13 +70,21 @@ def second_hop_queries(question: str, sources: Sequence[Source]) -> list[str]:
     in, the city where someone died), with the question's words its sentence lacks: the second
     hop of a multi-hop question, which the question's own words do not reach. Sentences about
     what the question names come first (see :func:`~deepresearch.answers.evidence.ranked_bridges`)."""
-    terms = key_terms(question)
+    terms, stop = key_terms(question), stopwords_for(question)
     queries = []
     pool, names = sentence_pool(sources), question_names(question)
     for name, seed in ranked_bridges(key_stems(question), pool, names=names):
+        if only_function_words(name, stop):
+            continue
         missing = [t for t in terms if not set(stems(t)) <= seed.all_terms]
         queries.append(_join(name, missing[:4]))
     return queries
+
+
+def only_function_words(name: str, stop: frozenset[str]) -> bool:
+    """Whether a capitalised "name" a source sentence opens with is only function words of the
+    question's language: "Elle domine le port" names nothing to search for a French question."""
+    return all(word in stop for word in words(name))
 
 
 def weak_tasks(
@@ -125,7 +133,7 @@ def bridge_query(question: str, sources: Sequence[Source]) -> str | None:
     """Multi-hop step: names the sources mention that the question does not (candidate bridges,
     e.g. the city where someone died), with the question's terms their source did not contain.
     BM25 ranks passages matching a bridge *and* the missing terms first."""
-    question_terms = key_terms(question)
+    question_terms, stop = key_terms(question), stopwords_for(question)
     question_stems = term_stems(question_terms)
     counts: Counter[str] = Counter()
     origin: dict[str, str] = {}
@@ -135,7 +143,8 @@ def bridge_query(question: str, sources: Sequence[Source]) -> str | None:
             continue
         for found in question_entities(text):
             name = found.strip(" .,;:")
-            if len(name) <= 60 and not term_stems(key_terms(name)) & question_stems:
+            fresh = not term_stems(key_terms(name)) & question_stems
+            if len(name) <= 60 and fresh and not only_function_words(name, stop):
                 counts[name] += 1
                 origin.setdefault(name, text)
     if not counts:
@@ -150,7 +159,7 @@ def template_queries(
 ) -> list[str]:
     gaps = judgement.gaps if judgement else []
     base = task.queries[0] if task.queries else task.query
-    title, intent = ("", question) if task.title == ANCHOR_TITLE else (task.title, task.intent)
+    title, intent = ("", question) if task.title in ANCHOR_TITLES else (task.title, task.intent)
     if round_number == 2:
         return [
             _join(base, gaps[:3]),

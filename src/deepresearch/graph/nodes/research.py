@@ -17,6 +17,7 @@ from deepresearch.graph.run_notes import write_task_note
 from deepresearch.graph.state import ResearchState, TaskInput
 from deepresearch.llm.thinking import clean_model_text, filter_stream
 from deepresearch.prompts.steps import summarize_messages
+from deepresearch.report_markdown import stated_prose
 from deepresearch.search.base import SearchHit
 from deepresearch.search.pages import read_hits, search_outcome
 from deepresearch.text import key_stems, strip_citations, truncate
@@ -111,7 +112,7 @@ def _summarize(inp: TaskInput, runtime: Runtime[ResearchContext]) -> tuple[str, 
     ctx = runtime.context
     if ctx.model_writes_prose:
         try:
-            return _model_summary(inp, runtime), []
+            return _model_summary(inp, runtime)
         except ModelNotAvailableError:
             raise
         except ModelError as exc:
@@ -129,15 +130,15 @@ def _extractive_summary(inp: TaskInput, runtime: Runtime[ResearchContext]) -> st
     return "".join(lines).strip()
 
 
-def _model_summary(inp: TaskInput, runtime: Runtime[ResearchContext]) -> str:
+def _model_summary(inp: TaskInput, runtime: Runtime[ResearchContext]) -> tuple[str, list[str]]:
+    """The model's summary, only the sentences its sources state (``stated_prose``), streamed once
+    checked: a summary streamed as written showed facts no source states before they were cut."""
     ctx, task = runtime.context, inp["task"]
-    messages = summarize_messages(inp["question"], task, inp["sources"][:6], inp["language"], per_source=700)
-    chunks: list[str] = []
+    quoted = inp["sources"][:6]
+    messages = summarize_messages(inp["question"], task, quoted, inp["language"], per_source=700)
     stream = ctx.model.stream(messages, step="summarize", max_tokens=300)
-    for chunk in filter_stream(stream, strip_think=ctx.settings.strip_thinking_tokens):
-        chunks.append(chunk)
-        runtime.stream_writer(event("task_summary_chunk", task_id=task.id, step="summarize", content=chunk))
-    text = clean_model_text("".join(chunks), strip_think=ctx.settings.strip_thinking_tokens)
+    written = "".join(filter_stream(stream, strip_think=ctx.settings.strip_thinking_tokens))
+    text = clean_model_text(written, strip_think=ctx.settings.strip_thinking_tokens)
     if not text:
         raise ModelError("the model returned an empty summary")
     given = " ".join(
@@ -145,7 +146,15 @@ def _model_summary(inp: TaskInput, runtime: Runtime[ResearchContext]) -> str:
     )
     if len(new_terms(text, given)) < MIN_NEW_TERMS:
         raise ModelError("the model's summary only restated the question and the source titles")
-    return text
+    checked, dropped = stated_prose(text, quoted)
+    if not checked:
+        raise ModelError("no sentence of the model's summary is stated by the sources it cites")
+    for line in checked.splitlines(keepends=True):
+        runtime.stream_writer(event("task_summary_chunk", task_id=task.id, step="summarize", content=line))
+    left_out = (
+        f"task {task.id}: left out {dropped} sentence(s) of the model's summary that no source read states"
+    )
+    return checked, [left_out] if dropped else []
 
 
 MIN_NEW_TERMS = 3
