@@ -28,7 +28,7 @@ from deepresearch.errors import (
 )
 from deepresearch.events import Event, event
 from deepresearch.graph.context import ResearchContext
-from deepresearch.graph.state import RoutedState
+from deepresearch.graph.state import ResearchState
 from deepresearch.llm.base import ChatModel, ChatModelBase
 from deepresearch.llm.interruptible import InterruptibleModel
 from deepresearch.llm.metered import MeteredModel
@@ -246,7 +246,7 @@ def _drive(
 
 def _graph_inputs(
     question: str, settings: Settings, notices: list[str], durable: Durability | None
-) -> tuple[RoutedState | None, RunnableConfig]:
+) -> tuple[ResearchState | None, RunnableConfig]:
     """The graph's input (none when a durable run resumes) and its run configuration."""
     config: RunnableConfig = {
         "max_concurrency": settings.task_concurrency + 2,
@@ -255,11 +255,10 @@ def _graph_inputs(
     }
     if durable is not None and durable.resume:
         return None, config
-    inputs = RoutedState(
+    inputs = ResearchState(
         question=question,
         language=language_of(question),
         notices=list(notices),
-        max_rounds=settings.max_web_research_loops,
     )
     return inputs, config
 
