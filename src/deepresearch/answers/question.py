@@ -15,11 +15,14 @@ from deepresearch.answers.candidates import names
 from deepresearch.answers.rewrite import canonical_question
 from deepresearch.lexicon import (
     AGENT_ENDINGS,
+    DATE_NOUNS,
     INNER_NAME_OR_NUMBER,
     KIN_NOUNS,
     NOT_A_TYPE_NOUN,
     NOT_AGENT_NOUNS,
+    PERSON_NOUNS,
     PHRASE_END,
+    PLACE_NOUNS,
 )
 from deepresearch.text import key_stems, key_terms
 
@@ -33,73 +36,10 @@ _NUMBER = re.compile(
     r"|\bpopulation\b",
     re.IGNORECASE,
 )
-DATE_NOUNS = ("year", "date", "century", "decade", "month", "day")
 _DATE = re.compile(
     rf"\bwhen\b|\b(?:what|which|in what|in which) (?:{'|'.join(DATE_NOUNS)})\b|\bwhat time\b",
     re.IGNORECASE,
 )
-PLACE_NOUNS = [
-    "city",
-    "town",
-    "village",
-    "country",
-    "state",
-    "county",
-    "province",
-    "region",
-    "continent",
-    "location",
-    "place",
-    "island",
-    "river",
-    "mountain",
-    "lake",
-    "sea",
-    "ocean",
-    "district",
-    "borough",
-    "municipality",
-    "capital",
-    "area",
-    "neighborhood",
-]
-PERSON_NOUNS = [
-    "person",
-    "man",
-    "woman",
-    "actor",
-    "actress",
-    "singer",
-    "player",
-    "author",
-    "writer",
-    "director",
-    "producer",
-    "politician",
-    "president",
-    "king",
-    "queen",
-    "composer",
-    "musician",
-    "artist",
-    "poet",
-    "novelist",
-    "footballer",
-    "coach",
-    "leader",
-    "founder",
-    "spouse",
-    "wife",
-    "husband",
-    "son",
-    "daughter",
-    "father",
-    "mother",
-    "brother",
-    "sister",
-    "sibling",
-    "member",
-]
 _PLACE = re.compile(rf"\bwhere\b|\b(?:what|which) (?:\w+ )?(?:{'|'.join(PLACE_NOUNS)})\b", re.IGNORECASE)
 _PERSON = re.compile(
     rf"\b(?:who|whom|whose)\b|\b(?:what|which) (?:\w+ )?(?:{'|'.join(PERSON_NOUNS)})\b", re.I

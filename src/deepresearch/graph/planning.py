@@ -12,7 +12,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from deepresearch.domain import ResearchRole, TodoItem
-from deepresearch.lexicon import CALENDAR_WORDS, DANGLING, NAMES_JOINED_BY_AND
+from deepresearch.lexicon import (
+    COMMON_CAPITALISED,
+    DANGLING,
+    DEMONYM_ENDINGS,
+    NAMES_JOINED_BY_AND,
+    PLACE_NAME_STARTS,
+)
 from deepresearch.llm.base import ChatModel
 from deepresearch.llm.structured import Structured, ask_structured, parse_as
 from deepresearch.model_outputs import OpeningOut, PlannedTask, PlanOut, RoleChoice
@@ -24,17 +30,8 @@ MAX_TASKS, MIN_TASKS = 5, 3
 DUPLICATE_JACCARD = 0.8
 ANCHOR_TITLE = "The question as asked"
 """The title of the task that searches the question's own key terms; its intent is boilerplate."""
-_NAME_STARTS = frozenset(
-    "new san santa saint st los las el le la de del da di van von der den du mount mt lake fort".split()  # noqa: SIM905
-)
 _PLACEHOLDER = re.compile(r"[\[\]{}<>]|\.\.\.|…")
 """A prompt's blank copied as is: ``[specific technology]``, ``{topic}``, ``<entity>``, ``...``."""
-_COMMON_CAPITALISED = CALENDAR_WORDS | frozenset(
-    """american german french dutch greek swiss thai israeli iraqi pakistani african mexican olympic
-    catholic christian muslim jewish""".split()  # noqa: SIM905
-)
-"""Lone capitalised words that name nothing to research: months, weekdays and a few adjectives
-(fewer than :data:`~deepresearch.lexicon.NATIONALITIES`: more would drop names a plan researches)."""
 _ENTITY = re.compile(rf"\"([^\"]{{3,80}})\"|({NAMES_JOINED_BY_AND})")
 
 
@@ -241,7 +238,7 @@ def is_fragment(text: str, *, min_terms: int = 2) -> bool:
     if text.rstrip().endswith("?"):
         return False
     last = text.split()[-1].strip(".,;:!\"'()")
-    return last.lower() in DANGLING or (last[:1].isupper() and last.lower().rstrip(".") in _NAME_STARTS)
+    return last.lower() in DANGLING or (last[:1].isupper() and last.lower().rstrip(".") in PLACE_NAME_STARTS)
 
 
 def near_duplicate(a: set[str], b: set[str]) -> bool:
@@ -376,7 +373,7 @@ def _is_common_word(name: str) -> bool:
     lowered = name.lower()
     if " " in lowered:
         return False
-    return lowered in _COMMON_CAPITALISED or lowered.endswith(("ian", "ean", "ish", "ese"))
+    return lowered in COMMON_CAPITALISED or lowered.endswith(DEMONYM_ENDINGS)
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:
