@@ -36,6 +36,7 @@ from deepresearch.notes import NoteStore
 from deepresearch.result import NoteRef, ResearchResult
 from deepresearch.runs import RUN_FILE, RunFolder, RunStore
 from deepresearch.search.base import SearchBackend
+from deepresearch.search.registry import fetches_pages
 from deepresearch.settings import Settings
 from deepresearch.text import language_of
 
@@ -205,7 +206,7 @@ def _drive(
     from deepresearch.graph.builder import build_graph
 
     graph = build_graph(checkpointer=durable.checkpointer if durable else None)
-    if context.fetcher is not None and settings.search_api not in ("local", "notes"):
+    if context.fetcher is not None and fetches_pages(settings.search_api):
         # Only now: trafilatura and LangGraph both import xml.sax, and importing them from two
         # threads at once can end in Python's import deadlock error.
         context.fetcher.preload()

@@ -16,6 +16,8 @@ from deepresearch.errors import SearchError
 from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.search.http import ClientOwner, request_json, text_field
 from deepresearch.search.query import guard_query
+from deepresearch.search.registry import BackendSpec, Notice, register_backend, setting_text
+from deepresearch.settings import Settings
 
 BASE_URL = "https://api.perplexity.ai"
 DEFAULT_MODEL = "sonar"
@@ -96,3 +98,20 @@ def _result_hit(item: dict[str, Any]) -> SearchHit:
         snippet=" ".join(text_field(item, "snippet").split()),
         backend=PerplexitySearch.name,
     )
+
+
+def _build(settings: Settings, notice: Notice | None) -> PerplexitySearch:
+    return PerplexitySearch(setting_text(settings, "perplexity_api_key"))
+
+
+BACKEND = register_backend(
+    BackendSpec(
+        "perplexity",
+        "Perplexity",
+        _build,
+        summary="Perplexity's Sonar models: the pages they cite",
+        needs=("perplexity_api_key",),
+        web=True,
+        paced=True,
+    )
+)

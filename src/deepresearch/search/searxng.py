@@ -22,6 +22,8 @@ from deepresearch.search.http import (
     text_field,
 )
 from deepresearch.search.query import guard_query
+from deepresearch.search.registry import BackendSpec, Notice, register_backend, setting_text
+from deepresearch.settings import Settings
 
 MAX_QUERY_CHARS = 500
 
@@ -77,3 +79,20 @@ def parse_results(data: dict[str, Any], limit: int) -> list[SearchHit]:
 
 def _has_web_url(item: dict[str, Any]) -> bool:
     return text_field(item, "url").startswith(("http://", "https://"))
+
+
+def _build(settings: Settings, notice: Notice | None) -> SearxngSearch:
+    return SearxngSearch(setting_text(settings, "searxng_url"))
+
+
+BACKEND = register_backend(
+    BackendSpec(
+        "searxng",
+        "SearXNG",
+        _build,
+        summary="your SearXNG instance, e.g. http://localhost:8080",
+        needs=("searxng_url",),
+        web=True,
+        paced=True,
+    )
+)

@@ -16,6 +16,8 @@ from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.search.http import result_hit, text_field
 from deepresearch.search.query import guard_query
 from deepresearch.search.ratelimit import RateLimitedError
+from deepresearch.search.registry import BackendSpec, Notice, register_backend, setting_text
+from deepresearch.settings import Settings
 
 MAX_QUERY_CHARS = 400
 VENDOR_ERRORS = (
@@ -126,3 +128,20 @@ def _mapped(exc: Exception) -> SearchError:
     if kind in ("InvalidAPIKeyError", "MissingAPIKeyError"):
         return SearchError(f"tavily: the API key was refused ({exc or kind}); check TAVILY_API_KEY")
     return SearchError(f"tavily: {kind}: {exc}")
+
+
+def _build(settings: Settings, notice: Notice | None) -> TavilySearch:
+    return TavilySearch(setting_text(settings, "tavily_api_key"))
+
+
+BACKEND = register_backend(
+    BackendSpec(
+        "tavily",
+        "Tavily",
+        _build,
+        summary="Tavily's search API (`web` extra)",
+        needs=("tavily_api_key",),
+        web=True,
+        paced=True,
+    )
+)
