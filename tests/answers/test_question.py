@@ -106,7 +106,8 @@ def test_type_noun_and_names() -> None:
         ("When was Tin Kettle Coffee founded and by whom?", "date", "person"),
         # a relative clause after "and" is no second question
         (
-            "When was the Breton harpist born who is famous for her lullabies and whose debut record is Driftwood?",
+            "When was the Breton harpist born who is famous for her lullabies and whose debut record is "
+            "Driftwood?",
             "date",
             None,
         ),
