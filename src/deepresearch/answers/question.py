@@ -179,13 +179,13 @@ def question_names(text: str) -> frozenset[str]:
 
 
 def _kind(text: str, noun: str | None) -> AnswerKind:
-    """The kind the question's own wh-clause asks for: in "Who ruled the country where X is?" the
-    answer is a person; "where" only names the bridge."""
+    """The kind the question's own wh-clause asks for: in "Who keeps the lighthouse where X fell?"
+    the answer is a person; "where" only names the bridge."""
     for scope in (asking_clause(text), text):
         for pattern, kind in _KINDS:
             if pattern.search(scope):
                 return kind
-        if noun:  # "What show does a player, who …, host?": the noun, not a relative "who"
+        if noun:  # "What boat does a pilot, who …, sail?": the noun, not a relative "who"
             return _noun_kind(noun)
     return "entity"
 

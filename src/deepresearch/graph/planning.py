@@ -231,7 +231,7 @@ def is_fragment(text: str, *, min_terms: int = 2) -> bool:
     Fragments have fewer than ``min_terms`` content terms ("Which U.S.", "If Borra"), or end in a
     word that cannot end a phrase (an article, a preposition, a conjunction: "History of the") or
     in the capitalised first word of a longer name ("Edda Lindqvist died in New"). A question mark
-    ends a question, not a cut ("Which genre is he associated with?").
+    ends a question, not a cut ("Which choir did she sing with?").
     """
     if len(key_terms(text)) < min_terms:
         return True
