@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
 from deepresearch.answers.candidates import names
 from deepresearch.answers.rewrite import canonical_question
+from deepresearch.domain import AnswerKind as AnswerKind
 from deepresearch.lexicon import (
     AGENT_ENDINGS,
     DATE_NOUNS,
@@ -25,8 +25,6 @@ from deepresearch.lexicon import (
     PLACE_NOUNS,
 )
 from deepresearch.text import key_stems, key_terms
-
-AnswerKind = Literal["yesno", "choice", "date", "number", "place", "person", "entity"]
 
 _AUX = r"(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would|should)"
 _YESNO = re.compile(rf"^(?:[^.?!]*[.!]\s+)?{_AUX}\b", re.IGNORECASE)

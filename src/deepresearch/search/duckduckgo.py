@@ -17,7 +17,7 @@ from deepresearch.errors import ConfigurationError, SearchError
 from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.search.query import guard_query
 from deepresearch.search.ratelimit import RateLimitedError
-from deepresearch.search.registry import BackendSpec, register_backend
+from deepresearch.search.registry import register_engine
 
 MAX_QUERY_CHARS = 500
 DEFAULT_TIMEOUT = 10
@@ -131,13 +131,9 @@ def _vendor_errors(*, required: bool) -> tuple[type[Exception], ...]:
     return (DDGSException,)
 
 
-BACKEND = register_backend(
-    BackendSpec(
-        "duckduckgo",
-        "DuckDuckGo",
-        lambda settings, notice: DuckDuckGoSearch(),
-        summary="DuckDuckGo and other engines through ddgs (`web` extra)",
-        web=True,
-        paced=True,
-    )
+BACKEND = register_engine(
+    "duckduckgo",
+    "DuckDuckGo",
+    DuckDuckGoSearch,
+    summary="DuckDuckGo and other engines through ddgs (`web` extra)",
 )

@@ -16,8 +16,7 @@ from deepresearch.errors import SearchError
 from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.search.http import ClientOwner, request_json, text_field
 from deepresearch.search.query import guard_query
-from deepresearch.search.registry import BackendSpec, Notice, register_backend, setting_text
-from deepresearch.settings import Settings
+from deepresearch.search.registry import register_engine
 
 BASE_URL = "https://api.perplexity.ai"
 DEFAULT_MODEL = "sonar"
@@ -100,18 +99,10 @@ def _result_hit(item: dict[str, Any]) -> SearchHit:
     )
 
 
-def _build(settings: Settings, notice: Notice | None) -> PerplexitySearch:
-    return PerplexitySearch(setting_text(settings, "perplexity_api_key"))
-
-
-BACKEND = register_backend(
-    BackendSpec(
-        "perplexity",
-        "Perplexity",
-        _build,
-        summary="Perplexity's Sonar models: the pages they cite",
-        needs=("perplexity_api_key",),
-        web=True,
-        paced=True,
-    )
+BACKEND = register_engine(
+    "perplexity",
+    "Perplexity",
+    PerplexitySearch,
+    summary="Perplexity's Sonar models: the pages they cite",
+    needs=("perplexity_api_key",),
 )

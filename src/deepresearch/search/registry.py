@@ -55,6 +55,25 @@ def register_backend(spec: BackendSpec, *, replace: bool = False) -> BackendSpec
     return BACKENDS.register(spec, replace=replace)
 
 
+def register_engine(
+    name: str,
+    label: str,
+    make: Callable[..., SearchBackend],
+    *,
+    summary: str,
+    needs: tuple[str, ...] = (),
+) -> BackendSpec:
+    """Register an outside web engine (``web`` and ``paced``): built by calling ``make`` with the
+    text of each setting it ``needs``, in order (an API key, an instance's URL)."""
+
+    def build(settings: Settings, notice: Notice | None) -> SearchBackend:
+        return make(*(setting_text(settings, field) for field in needs))
+
+    return register_backend(
+        BackendSpec(name, label, build, summary=summary, needs=needs, web=True, paced=True)
+    )
+
+
 def backend_spec(name: str) -> BackendSpec:
     """The backend ``SEARCH_API=name`` chooses; ConfigurationError lists the choices."""
     return BACKENDS.get(name.strip().lower())

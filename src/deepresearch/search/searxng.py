@@ -22,8 +22,7 @@ from deepresearch.search.http import (
     text_field,
 )
 from deepresearch.search.query import guard_query
-from deepresearch.search.registry import BackendSpec, Notice, register_backend, setting_text
-from deepresearch.settings import Settings
+from deepresearch.search.registry import register_engine
 
 MAX_QUERY_CHARS = 500
 
@@ -81,18 +80,10 @@ def _has_web_url(item: dict[str, Any]) -> bool:
     return text_field(item, "url").startswith(("http://", "https://"))
 
 
-def _build(settings: Settings, notice: Notice | None) -> SearxngSearch:
-    return SearxngSearch(setting_text(settings, "searxng_url"))
-
-
-BACKEND = register_backend(
-    BackendSpec(
-        "searxng",
-        "SearXNG",
-        _build,
-        summary="your SearXNG instance, e.g. http://localhost:8080",
-        needs=("searxng_url",),
-        web=True,
-        paced=True,
-    )
+BACKEND = register_engine(
+    "searxng",
+    "SearXNG",
+    SearxngSearch,
+    summary="your SearXNG instance, e.g. http://localhost:8080",
+    needs=("searxng_url",),
 )

@@ -16,8 +16,7 @@ from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.search.http import result_hit, text_field
 from deepresearch.search.query import guard_query
 from deepresearch.search.ratelimit import RateLimitedError
-from deepresearch.search.registry import BackendSpec, Notice, register_backend, setting_text
-from deepresearch.settings import Settings
+from deepresearch.search.registry import register_engine
 
 MAX_QUERY_CHARS = 400
 VENDOR_ERRORS = (
@@ -130,18 +129,6 @@ def _mapped(exc: Exception) -> SearchError:
     return SearchError(f"tavily: {kind}: {exc}")
 
 
-def _build(settings: Settings, notice: Notice | None) -> TavilySearch:
-    return TavilySearch(setting_text(settings, "tavily_api_key"))
-
-
-BACKEND = register_backend(
-    BackendSpec(
-        "tavily",
-        "Tavily",
-        _build,
-        summary="Tavily's search API (`web` extra)",
-        needs=("tavily_api_key",),
-        web=True,
-        paced=True,
-    )
+BACKEND = register_engine(
+    "tavily", "Tavily", TavilySearch, summary="Tavily's search API (`web` extra)", needs=("tavily_api_key",)
 )

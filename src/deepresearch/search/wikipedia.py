@@ -20,7 +20,7 @@ from deepresearch.errors import SearchError
 from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.search.http import DEFAULT_TIMEOUT, ClientOwner, request_json, text_field
 from deepresearch.search.query import guard_query
-from deepresearch.search.registry import BackendSpec, register_backend
+from deepresearch.search.registry import register_engine
 
 API_URL = "https://{lang}.wikipedia.org/w/api.php"
 PAGE_URL = "https://{lang}.wikipedia.org/wiki/{title}"
@@ -129,13 +129,6 @@ def _hit(item: dict[str, Any], lang: str, page_url: str) -> SearchHit:
     )
 
 
-BACKEND = register_backend(
-    BackendSpec(
-        "wikipedia",
-        "Wikipedia",
-        lambda settings, notice: WikipediaSearch(),
-        summary="Wikipedia's own search, in the question's language",
-        web=True,
-        paced=True,
-    )
+BACKEND = register_engine(
+    "wikipedia", "Wikipedia", WikipediaSearch, summary="Wikipedia's own search, in the question's language"
 )
