@@ -18,6 +18,7 @@ lint:
 	.venv/bin/ruff format --check src tests
 	.venv/bin/mypy
 	.venv/bin/lint-imports
+	.venv/bin/python evals/leaks.py --if-present
 
 bench:
 	.venv/bin/python bench/index_bench.py

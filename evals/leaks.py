@@ -1,6 +1,6 @@
-"""Find eval text copied into code, tests and docstrings (tuning to the test; issue 22).
+"""Find eval text copied into code, tests, docstrings and docs (tuning to the test; issues 22, 37).
 
-    python evals/leaks.py [--eval DIR] [--window N] [PATH ...]   # default paths: src tests
+    python evals/leaks.py [--eval DIR] [--window N] [--if-present] [PATH ...]   # default: src tests docs
 
 Collects every string literal (``ast``) and every docstring and comment line under the given paths
 (``*.py`` only: shipped data such as the demo corpus is data, not code), normalises whitespace and
@@ -15,9 +15,17 @@ The shipped demo is the one exception: a text that is exactly one of the demo qu
 says) or the title of a demo-corpus passage is listed apart as a reference to shipped data, and
 does not count; tests of the demo must be able to name it.
 
+Near-copies: a question-shaped text (one that ends in "?") whose content words (the words left
+once :data:`deepresearch.text.STOPWORDS` are taken out) are at least half, and at least
+``NEAR_MIN_SHARED``, shared with one eval question is a near-copy: an eval question with the names
+swapped ("Which club was founded first, X or Y?"). Tests and docstrings should invent examples of
+a new shape instead; at most ``MAX_NEAR`` may stand. Markdown files (``*.md``) are read too, line by
+line, with their quoted and backticked spans.
+
 ``--window N`` also flags any run of N words (and ``MIN_CHARS`` characters) of a text that stands
 in the eval text: a looser check for near-copies, with some ordinary phrases among its hits.
-Prints the total; exits 1 if anything is found, 2 if the eval set is missing. Standard library only.
+Prints the totals; exits 1 if a copy is found or more than ``MAX_NEAR`` near-copies, 2 if the eval
+set is missing (0 with ``--if-present``, for a checkout without the shared set).
 """
 
 from __future__ import annotations
@@ -34,15 +42,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from deepresearch.text import STOPWORDS  # noqa: E402 - the package of this checkout, found above
+
 EVAL = ROOT.parent / "shared" / "eval"
 DEMO_DATA = ROOT / "src" / "deepresearch" / "data"
 MIN_CHARS = 25
 MIN_WORDS = 4
+NEAR_MIN_SHARED = 2
+MAX_NEAR = 5
 SEPARATOR = "\x00"
 _QUOTED = re.compile(r'"([^"\n]+)"|“([^”]+)”|``([^`]+)``')
 _ELLIPSIS = re.compile(r"…|\.\.\.")
 _DEMO_ROW = re.compile(r"^\|\s*\d+\s*\|([^|]+)\|", re.MULTILINE)
 _EDGES = " \"'“”`.,;:()[]"
+_MD_QUOTED = re.compile(r'"([^"\n]+)"|“([^”]+)”|`([^`\n]+)`')
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
 
 
 @dataclass(frozen=True)
@@ -62,6 +78,7 @@ class Haystack:
     joined: str  # every question, supporting sentence and passage, separated
     questions: frozenset[str]
     demo: frozenset[str]  # the demo questions and the demo corpus's titles
+    question_words: tuple[tuple[str, frozenset[str]], ...] = ()  # each question and its content words
 
 
 @dataclass(frozen=True)
@@ -71,6 +88,7 @@ class Hit:
     kind: str
     text: str
     demo: bool
+    near: str | None = None  # for a near-copy: the eval question it follows
 
 
 def normalise(text: str) -> str:
@@ -88,7 +106,14 @@ def load_haystack(eval_dir: Path, demo_dir: Path = DEMO_DATA) -> Haystack:
     for row in _jsonl(eval_dir / "corpus.jsonl"):
         pieces.append(normalise(f"{row.get('title', '')}: {row.get('text', '')}"))
         pieces.extend(normalise(str(sentence)) for sentence in row.get("sentences") or [])
-    return Haystack(SEPARATOR.join(pieces), frozenset(questions), frozenset(_demo_texts(demo_dir)))
+    words = tuple((question, content_words(question)) for question in sorted(questions))
+    return Haystack(SEPARATOR.join(pieces), frozenset(questions), frozenset(_demo_texts(demo_dir)), words)
+
+
+def content_words(text: str) -> frozenset[str]:
+    """The words of ``text`` that carry its content: lower-cased, stopwords and single letters out."""
+    found = (word.casefold() for word in _WORD.findall(text))
+    return frozenset(word for word in found if word not in STOPWORDS and (len(word) > 1 or word.isdigit()))
 
 
 def _jsonl(path: Path) -> Iterator[dict[str, list[dict[str, str]]]]:
@@ -107,6 +132,10 @@ def _demo_texts(demo_dir: Path) -> Iterator[str]:
 
 
 def texts(path: Path) -> Iterator[Text]:
+    if path.suffix == ".md":
+        lines = path.read_text(encoding="utf-8").splitlines()
+        yield from (Text(path, number, "doc", line) for number, line in enumerate(lines, 1))
+        return
     source = path.read_text(encoding="utf-8")
     tree = ast.parse(source, filename=str(path))
     docstrings = _docstring_ids(tree)
@@ -138,7 +167,7 @@ def pieces(item: Text) -> Iterator[tuple[int, str]]:
         return
     for offset, line in enumerate(item.text.splitlines()):
         yield from _with_parts(item.line + offset, line)
-    for match in _QUOTED.finditer(item.text):
+    for match in (_MD_QUOTED if item.kind == "doc" else _QUOTED).finditer(item.text):
         quoted = next(group for group in match.groups() if group)
         yield from _with_parts(item.line + item.text.count("\n", 0, match.start()), quoted)
 
@@ -160,6 +189,22 @@ def hits(item: Text, haystack: Haystack, window: int) -> Iterator[Hit]:
         found = _copied(text, haystack, window)
         if found is not None:
             yield Hit(item.path, line, item.kind, found, text in haystack.demo)
+            continue
+        near = near_question(text, haystack)
+        if near is not None:
+            yield Hit(item.path, line, item.kind, text, near in haystack.demo, near=near)
+
+
+def near_question(text: str, haystack: Haystack) -> str | None:
+    """The eval question a question-shaped ``text`` shares half or more of its content words with
+    (and at least ``NEAR_MIN_SHARED``), the one that shares most; ``None`` when there is none."""
+    if not text.endswith("?"):
+        return None
+    words = content_words(text)
+    shared, question = max(((len(words & own), q) for q, own in haystack.question_words), default=(0, ""))
+    if shared >= NEAR_MIN_SHARED and 2 * shared >= len(words):
+        return question
+    return None
 
 
 def _copied(text: str, haystack: Haystack, window: int) -> str | None:
@@ -184,7 +229,8 @@ def _runs(text: str, window: int) -> Iterator[str]:
 def scan(paths: list[Path], haystack: Haystack, window: int = 0) -> list[Hit]:
     found: list[Hit] = []
     for root in (path.resolve() for path in paths):
-        for path in sorted(root.rglob("*.py")) if root.is_dir() else [root]:
+        found_files = sorted([*root.rglob("*.py"), *root.rglob("*.md")]) if root.is_dir() else [root]
+        for path in found_files:
             for item in texts(path):
                 found.extend(dict.fromkeys(hits(item, haystack, window)))
     return found
@@ -192,22 +238,28 @@ def scan(paths: list[Path], haystack: Haystack, window: int = 0) -> list[Hit]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Find eval text copied into code, tests and docstrings.")
-    parser.add_argument("paths", nargs="*", type=Path, default=[ROOT / "src", ROOT / "tests"])
+    parser.add_argument(
+        "paths", nargs="*", type=Path, default=[ROOT / "src", ROOT / "tests", ROOT / "docs", ROOT / "README.md"]
+    )
     parser.add_argument("--eval", type=Path, default=EVAL, help="folder of questions.jsonl and corpus.jsonl")
     parser.add_argument("--window", type=int, default=0, help="also flag a run of N words found in the eval")
+    parser.add_argument("--if-present", action="store_true", help="exit 0 when there is no eval set")
     args = parser.parse_args(argv)
     if not (args.eval / "questions.jsonl").is_file() or not (args.eval / "corpus.jsonl").is_file():
         print(f"leaks: no eval set at {args.eval}", file=sys.stderr)
-        return 2
+        return 0 if args.if_present else 2
     found = scan(args.paths, load_haystack(args.eval), args.window)
-    copies = [hit for hit in found if not hit.demo]
-    for hit in sorted(found, key=lambda h: (h.demo, str(h.path), h.line)):
+    for hit in sorted(found, key=lambda h: (h.demo, h.near is not None, str(h.path), h.line)):
         where = hit.path.relative_to(ROOT) if hit.path.is_relative_to(ROOT) else hit.path
-        label = f"{hit.kind}, shipped demo" if hit.demo else hit.kind
-        print(f"{where}:{hit.line}: {label}: {hit.text}")
-    print(f"{len(found) - len(copies)} reference(s) to the shipped demo (not counted)")
+        kind = f"{hit.kind}, near-copy" if hit.near is not None else hit.kind
+        label = f"{kind}, shipped demo" if hit.demo else kind
+        print(f"{where}:{hit.line}: {label}: {hit.text}" + (f"\n    ~ {hit.near}" if hit.near else ""))
+    copies = [hit for hit in found if not hit.demo and hit.near is None]
+    near = [hit for hit in found if not hit.demo and hit.near is not None]
+    print(f"{sum(hit.demo for hit in found)} reference(s) to the shipped demo (not counted)")
     print(f"{len(copies)} eval cop{'y' if len(copies) == 1 else 'ies'} found")
-    return 1 if copies else 0
+    print(f"{len(near)} near-cop{'y' if len(near) == 1 else 'ies'} of eval questions (at most {MAX_NEAR})")
+    return 1 if copies or len(near) > MAX_NEAR else 0
 
 
 if __name__ == "__main__":

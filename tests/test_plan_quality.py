@@ -31,34 +31,33 @@ TWO_BREEDS = (
     "developed during which century?"
 )
 ONE_WORD_NAMES = "If Borra is a goblin Tesk is what?"
-PLANT_CHOICE = "Which plant is larger, the Sequoia or the Juniper?"
-SPOUSE = "Who is the spouse of Glass Orchard's main director?"
+PLANT_CHOICE = "Which plant flowers earlier, the Feathercap or the Ridgewort?"
+SPOUSE = "Who is the godmother of Glass Orchard's youngest singer?"
 QUESTIONS = [
     TWO_HOP,
     TWO_BREEDS,
     ONE_WORD_NAMES,
     PLANT_CHOICE,
     SPOUSE,
-    "Which U.S. state has the most dog breeds?",
+    "Which U.S. county grows the most cranberries?",
     "Are Ada Brandt and Lev Sokol both film directors?",
-    "Who was the first president of Kellbrook's country?",
+    "What anthem did Kellbrook's navy adopt?",
     "The writer Ines Moreno has an OBE. Does the writer Tomas Ruiz also have one?",
-    "Which band was formed first The Lanterns or Velvet Engine ?",
-    "Lark House is a student hall in a university located in what Canadian city?",
+    "Which kiln was fired first The Emberwick or Sallow Moor ?",
+    "Fennick Lodge is a boathouse on a lake found in what Norwegian county?",
     "Are both magazines, the Gardener's Friend and Tell Me More, Irish publications?",
-    "In what year was the man that resigned as the mayor of Ravenmoor before the Ravenmoor mayoral "
-    "election, 1998 born?",
+    "The harbour master who quit Pellow Quay after the great flood was born in which decade?",
     "What song premiered in the March 3, 2004 episode of Pip the Badger?",
     'Glass Orchard starred which Scottish actress, known for a role on "Harbour Lights"?',
     "How many TEUs did the city where the 14th Harbour Games were held handle in 2012?",
     "Under what name did the founder of Glass Harbor release her album Quiet Engines?",
-    "What show does a retired Riverton Hawks player, who missed the entire season, host?",
-    "In which country is Millbrook, in the same state as Dorrance?",
-    "Who founded Copper Kettle, and in what year?",
+    "What magazine does a former Glenmore Otters goalkeeper, who retired early, edit?",
+    "Which river drains Millbrook, a hamlet in the same shire as Dorrance?",
+    "Who roasted the first batch at Tin Kettle Coffee, and in what year?",
     "Salt and Bread, released in which year, is a cookbook by Ruth Ames?",
     "Which singer is Irish, Tom King or Ada Brandt?",
-    "Who directed the film in which Mira Castellane made her big screen debut?",
-    "What is the abbreviation of the magazine that reviewed Tilewm?",
+    "Who choreographed the ballet that opened the Lumen Hall season?",
+    "What acronym does the guild that certified Tilewm go by?",
     "Is Tessera older than Mancala?",
     "Who is the husband of Park Min-seo?",
     "Describe the history of the Eskerby stone bridge.",
@@ -74,17 +73,17 @@ def _jaccard(a: set[str], b: set[str]) -> float:
     ("question", "names"),
     [
         (ONE_WORD_NAMES, ["Borra", "Tesk"]),
-        ("Which U.S. state has the most dog breeds?", []),
+        ("Which U.S. county grows the most cranberries?", []),
         ("Are Ada Brandt and Lev Sokol both film directors?", ["Ada Brandt", "Lev Sokol"]),
-        ("Who was the first president of Kellbrook's country?", ["Kellbrook"]),
+        ("What anthem did Kellbrook's navy adopt?", ["Kellbrook"]),
         (
             "The writer Ines Moreno has an OBE. Does the writer Tomas Ruiz also have one?",
             ["Ines Moreno", "Tomas Ruiz", "OBE"],
         ),
-        ("Which band was formed first The Lanterns or Velvet Engine ?", ["Velvet Engine", "Lanterns"]),
+        ("Which kiln was fired first The Emberwick or Sallow Moor ?", ["Sallow Moor", "Emberwick"]),
         (TWO_HOP, ["Edda Lindqvist"]),
         ("Describe the history of the Eskerby stone bridge.", ["Eskerby"]),  # an opening verb is no name
-        ("Lark House is a student hall in a university located in what Canadian city?", ["Lark House"]),
+        ("Fennick Lodge is a boathouse on a lake found in what Norwegian county?", ["Fennick Lodge"]),
         (
             "Are both magazines, the Gardener's Friend and Tell Me More, Irish publications?",
             ["Gardener's Friend", "Tell Me More"],
@@ -107,7 +106,7 @@ def test_question_entities_are_whole_names(question: str, names: list[str]) -> N
         ("stone bridge built in the town of New", True),
         ("Borra goblin", False),
         ("Eskerby Ohio film 1994", False),
-        ("What genre is the author of Salt Road associated with?", False),
+        ("Which metre does the poet behind Salt Road favour?", False),
         ("斯德哥尔摩老桥", False),
     ],
 )
@@ -135,7 +134,7 @@ def test_a_one_word_name_searches_with_the_question_topic() -> None:
         "Borra goblin",
         "Tesk goblin",
     ]
-    assert entity_query("Juniper", PLANT_CHOICE, question_entities(PLANT_CHOICE)) == "Juniper plant"
+    assert entity_query("Ridgewort", PLANT_CHOICE, question_entities(PLANT_CHOICE)) == "Ridgewort plant"
     verb_first = "Who filmed the documentary Borra?"  # an -ed verb is no topic
     assert entity_query("Borra", verb_first, question_entities(verb_first)) == "Borra documentary"
 
@@ -160,12 +159,10 @@ def test_plan_drops_fragments_and_near_duplicates_and_says_so() -> None:
 
 
 def test_a_fragment_title_is_replaced_by_its_query() -> None:
-    proposed = [PlannedTask(title="Which U.S.", intent="", query="Ohio official state dog breed")]
-    tasks, _ = build_plan(
-        "Which U.S. state has the Fenwick Terrier as its official dog breed?", "en", proposed
-    )
+    proposed = [PlannedTask(title="Which U.S.", intent="", query="Ohio county Fenwick Terrier mascot")]
+    tasks, _ = build_plan("Which U.S. county named the Fenwick Terrier its mascot?", "en", proposed)
     assert "Which U.S." not in [t.title for t in tasks]
-    assert "Ohio official state dog breed" in [t.title for t in tasks]
+    assert "Ohio county Fenwick Terrier mascot" in [t.title for t in tasks]
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
@@ -197,8 +194,7 @@ def test_no_question_gets_a_fragment_or_duplicate_task(question: str) -> None:
     ("question", "model_role", "expected"),
     [
         (
-            "In what year was the man that resigned as the mayor of Ravenmoor before the Ravenmoor "
-            "mayoral election, 1998 born?",
+            "The harbour master who quit Pellow Quay after the great flood was born in which decade?",
             "travel_guide",
             "historian",
         ),
@@ -222,9 +218,9 @@ def test_the_role_fits_the_question(question: str, model_role: str, expected: st
 @pytest.mark.parametrize(
     ("question", "role"),
     [
-        ("When was the company founded for which Mila Hart resigned?", "historian"),
+        ("In what decade was the shipyard that Mila Hart left founded?", "historian"),
         ("Which singer is Irish, Tom King or Ada Brandt?", "general_researcher"),  # King is a name
-        ("Which actress said she was making a film?", "general_researcher"),  # no "ai", no "king"
+        ("Which sailor was walking to the train?", "general_researcher"),  # no "ai", no "king"
         ("What is the best time to visit Prague?", "travel_guide"),
         ("How did the stock market react to inflation in 2022?", "finance_analyst"),
         ("斯德哥尔摩老桥的历史", "historian"),

@@ -22,7 +22,7 @@ from deepresearch.domain import TodoItem
 from deepresearch.errors import InvalidQuestionError
 from deepresearch.graph.builder import build_graph
 from deepresearch.graph.review import DROPPED, decision_reviewer, interrupt_reviewer
-from deepresearch.graph.state import RoutedState
+from deepresearch.graph.state import ResearchState
 from deepresearch.index.store import DocumentIndex
 from deepresearch.llm.testing import ScriptedModel
 from deepresearch.search.base import SearchHit
@@ -92,13 +92,9 @@ def test_an_interrupted_run_waits_with_its_plan_and_resumes_from_the_checkpoint(
     from deepresearch.agent import _build_context
 
     search = spying(local_search)
+    settings = settings.with_overrides(max_web_research_loops=1)
     config: RunnableConfig = {"configurable": {"thread_id": "review-1"}}
-    inputs: RoutedState = {
-        "question": QUESTION,
-        "language": language_of(QUESTION),
-        "notices": [],
-        "max_rounds": 1,
-    }
+    inputs: ResearchState = {"question": QUESTION, "language": language_of(QUESTION), "notices": []}
     saver = InMemorySaver()
     with ExitStack() as stack:
         context = _build_context(settings, ScriptedModel(), search, stack, [])

@@ -53,6 +53,25 @@ def test_rounds_are_exactly_the_cap_when_the_judge_never_says_enough(
     assert [e.round for e in result.evaluations] == list(range(1, loops + 1))
 
 
+def test_the_graph_takes_its_round_limit_from_the_runs_settings_alone(
+    settings: Settings, local_search: LocalSearch
+) -> None:
+    """Driven as LangGraph's own API drives it (no round cap in the input), the graph runs the
+    settings' rounds: the limit has one source, and the judge asks for no round past it."""
+    from contextlib import ExitStack
+
+    from deepresearch.agent import _build_context
+    from deepresearch.graph.builder import build_graph
+
+    model = ScriptedModel({"judge": NEVER_ENOUGH})
+    limited = settings.with_overrides(max_web_research_loops=2, model_judge=True, relevance_threshold=100)
+    with ExitStack() as stack:
+        context = _build_context(limited, model, local_search, stack, [])
+        state = build_graph().invoke({"question": QUESTION, "language": "en", "notices": []}, context=context)
+    assert state["round"] == 2 and len(state["evaluations"]) == 2
+    assert model.steps() == ["plan", "judge", "judge"]
+
+
 def test_the_judges_answer_carries_the_next_rounds_queries(settings: Settings) -> None:
     weak = {"task_id": 2, "relevance": 0, "explanation": "weak", "next_query": "Prague Orloj 1410 builders"}
     search = StaticSearch(default=[hit("https://example.org/a", "Clock", "A clock in a city.")])

@@ -144,9 +144,9 @@ def test_a_bridge_query_names_what_the_sources_add_with_the_terms_they_lack() ->
 
 def test_the_next_hop_comes_from_the_passage_about_what_the_question_names() -> None:
     """The first hop is the passage on the question's own name, not one sharing its common words
-    ("first president of … country"); the next query names what that passage adds, not the
-    subject's full name."""
-    asked = "Who was the first president of Velmora's country?"
+    ("admiral … fleet … kingdom"); the next query names what that passage adds, not the subject's
+    full name."""
+    asked = "Which admiral commanded the fleet of Velmora's kingdom?"
     village = Source(
         id=1,
         url="doc://velmora",
@@ -157,7 +157,7 @@ def test_the_next_hop_comes_from_the_passage_about_what_the_question_names() -> 
         id=2,
         url="doc://ostland",
         title="Ostland",
-        content="Hans Berg was the first president of Ostland, a country of the north.",
+        content="Hans Berg was the admiral who commanded the fleet of Ostland, a kingdom of the north.",
     )
     hops = second_hop_queries(asked, [other, village])
     assert hops[0].startswith("Kestria")

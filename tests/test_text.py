@@ -77,7 +77,7 @@ def test_words_split_like_unicode61_with_cjk_bigrams(text: str, expected: list[s
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("Which U.S. state has the most dog breeds?", ["state", "dog", "breeds"]),
+        ("Which U.S. county grows the most cranberries?", ["county", "grows", "cranberries"]),
         ("dogs and dog breeds, breed", ["dogs", "breeds"]),
         ("The latest developments on Karel Purkyně", ["karel", "purkyně"]),
         ("In 1410 the clock was built", ["1410", "clock", "built"]),
@@ -116,14 +116,14 @@ def test_coverage_by_stem(terms: list[str], text: str, share: float) -> None:
 
 
 def test_judge_finds_no_gap_when_a_source_holds_an_inflected_form() -> None:
-    question = "Which U.S. state has the most dog breeds?"
-    task = TodoItem(id=1, title="Dog breeds by state", intent="count", query="state dog breed")
+    question = "Which county fair shows the most pony breeds?"
+    task = TodoItem(id=1, title="Pony breeds by county", intent="count", query="county pony breed")
     source = Source(
         id=1,
         url="doc://x",
-        title="Dogs of America",
+        title="Ponies at the fairs",
         snippet="",
-        content="Of all the states, Texas has bred the most dogs; breeds from there are popular.",
+        content="Of all the county fairs, Harlow's shows the most ponies; breeds from there win prizes.",
         task_ids=[1],
     )
     judged = code_judgement(question, task, [source])

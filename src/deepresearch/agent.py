@@ -28,7 +28,7 @@ from deepresearch.errors import (
 )
 from deepresearch.events import Event, event
 from deepresearch.graph.context import ResearchContext
-from deepresearch.graph.state import RoutedState
+from deepresearch.graph.state import ResearchState
 from deepresearch.llm.base import ChatModel, ChatModelBase
 from deepresearch.llm.interruptible import InterruptibleModel
 from deepresearch.llm.metered import MeteredModel
@@ -36,6 +36,7 @@ from deepresearch.notes import NoteStore
 from deepresearch.result import NoteRef, ResearchResult
 from deepresearch.runs import RUN_FILE, RunFolder, RunStore
 from deepresearch.search.base import SearchBackend
+from deepresearch.search.registry import fetches_pages
 from deepresearch.settings import Settings
 from deepresearch.text import language_of
 
@@ -213,7 +214,7 @@ def _drive(
     from deepresearch.graph.builder import build_graph
 
     graph = build_graph(checkpointer=durable.checkpointer if durable else None)
-    if context.fetcher is not None and settings.search_api not in ("local", "notes"):
+    if context.fetcher is not None and fetches_pages(settings.search_api):
         # Only now: trafilatura and LangGraph both import xml.sax, and importing them from two
         # threads at once can end in Python's import deadlock error.
         context.fetcher.preload()
@@ -254,7 +255,7 @@ def _drive(
 
 def _graph_inputs(
     question: str, settings: Settings, notices: list[str], durable: Durability | None
-) -> tuple[RoutedState | None, RunnableConfig]:
+) -> tuple[ResearchState | None, RunnableConfig]:
     """The graph's input (none when a durable run resumes) and its run configuration."""
     config: RunnableConfig = {
         "max_concurrency": settings.task_concurrency + 2,
@@ -263,11 +264,10 @@ def _graph_inputs(
     }
     if durable is not None and durable.resume:
         return None, config
-    inputs = RoutedState(
+    inputs = ResearchState(
         question=question,
         language=language_of(question),
         notices=list(notices),
-        max_rounds=settings.max_web_research_loops,
     )
     return inputs, config
 

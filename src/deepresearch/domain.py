@@ -13,6 +13,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 TaskStatus = Literal["pending", "in_progress", "completed", "skipped", "failed"]
+AnswerKind = Literal["yesno", "choice", "date", "number", "place", "person", "entity"]
+"""What kind of answer a question asks for (``answers/question.py`` decides it, candidates are cut by it)."""
 DROPPED = "dropped at plan review"
 """The ``skip_reason`` of a task a person dropped at plan review: never searched, judged or reported
 as evidence, only listed as dropped."""

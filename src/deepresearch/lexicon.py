@@ -5,7 +5,9 @@ Bath", "Leonardo da Vinci"), the capitalised-name patterns, and the parts of
 :data:`deepresearch.text.STOPWORDS` (with the few words each adds) that one job needs: the words
 cut from the front of a name, the words that cannot be a question's type noun or that end its noun
 phrase, the words that leave a title dangling; the nouns that name people (kin, agent nouns) and
-the agent-shaped nouns that do not. Each is defined here once and imported by its users.
+the agent-shaped nouns that do not; the type nouns that ask for a date, a place or a person; the
+words that open a place's name, and the lone capitalised words that name nothing to research.
+Each is defined here once and imported by its users.
 
 The lists are policy measured by their callers' tests: where two callers want different words or
 shapes, both stand here under names that say how they differ.
@@ -120,6 +122,36 @@ NOT_AGENT_NOUNS = _words(
     container answer manner banner trigger chamber business address fortress"""
 )
 """Singular nouns with an agent ending (:data:`AGENT_ENDINGS`) that name things, not people."""
+
+DATE_NOUNS = ("year", "date", "century", "decade", "month", "day")
+"""Type nouns that ask for a date: "in which decade …"."""
+PLACE_NOUNS = tuple(
+    """city town village country state county province region continent location place island
+    river mountain lake sea ocean district borough municipality capital area neighborhood""".split()  # noqa: SIM905
+)
+"""Type nouns that ask for a place: "which island …"."""
+PERSON_NOUNS = tuple(
+    """person man woman actor actress singer player author writer director producer politician
+    president king queen composer musician artist poet novelist footballer coach leader founder
+    spouse wife husband son daughter father mother brother sister sibling member""".split()  # noqa: SIM905
+)
+"""Type nouns that ask for a person: "which novelist …" (agent nouns beyond these are recognised
+by :data:`AGENT_ENDINGS`)."""
+
+PLACE_NAME_STARTS = _words(
+    "new san santa saint st los las el le la de del da di van von der den du mount mt lake fort"
+)
+"""Lower-cased words that open a place's or a person's name ("Fort", "San", "van"): a title that
+ends in one, capitalised, is cut short."""
+COMMON_CAPITALISED = CALENDAR_WORDS | _words(
+    """american german french dutch greek swiss thai israeli iraqi pakistani african mexican olympic
+    catholic christian muslim jewish"""
+)
+"""Lone capitalised words that name nothing to research: months, weekdays and a few adjectives
+(fewer than :data:`NATIONALITIES`: more would drop names a plan researches)."""
+DEMONYM_ENDINGS = ("ian", "ean", "ish", "ese")
+"""Endings of lone capitalised adjectives of belonging ("Peruvian", "Korean", "Danish",
+"Maltese"), which name nothing to research alone."""
 
 PERSON_PRONOUNS = ("She", "He")
 """Sentence-opening pronouns that stand for a person passage's subject."""

@@ -14,6 +14,7 @@ from typing import Any
 from deepresearch.errors import ConfigurationError, InvalidQuestionError, QueueFullError
 from deepresearch.llm.base import ChatModel
 from deepresearch.search.base import SearchBackend
+from deepresearch.search.registry import check_search_settings
 from deepresearch.settings import SECRET_FIELDS, Settings, mask_secret, request_settings
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -101,7 +102,8 @@ class RunGate:
 class Service:
     """What the HTTP app, the MCP server and a worker run jobs with: the settings, the parts passed
     in (None: built from the settings per run), the options, and the :class:`Redactor` of the
-    settings' secrets."""
+    settings' secrets. The settings' search backend names are checked against the registry when
+    the service is built, so a misspelt one stops the server at start, not each job."""
 
     settings: Settings
     model: ChatModel | None = None
@@ -111,6 +113,7 @@ class Service:
     gate: RunGate = field(init=False)
 
     def __post_init__(self) -> None:
+        check_search_settings(self.settings)
         self.redactor = Redactor(self.settings)
         running = self.options.max_direct_runs or self.settings.max_concurrent_jobs
         self.gate = RunGate(running, self.settings.max_queued_jobs)

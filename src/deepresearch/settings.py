@@ -167,8 +167,9 @@ class Settings(BaseSettings):
     """Longest question accepted."""
 
     search_api: str = Field("local", json_schema_extra=_SEARCH)
-    """Search backend: `local` (your index), `notes`, `duckduckgo`, `wikipedia`, `tavily`, `perplexity`,
-    `searxng`, or `hybrid` (the chain in `SEARCH_ORDER`)."""
+    """Search backend, by its registered name: `local` (your index), `notes` (earlier runs' notes),
+    `hybrid` (the chain in `SEARCH_ORDER`) or a web engine such as `duckduckgo` or `wikipedia`;
+    `deepresearch backends` lists every one with the settings it needs."""
     search_order: str = Field("tavily,duckduckgo,searxng,wikipedia", json_schema_extra=_SEARCH)
     """The fallback chain of `SEARCH_API=hybrid`; engines without keys are skipped."""
     search_min_interval_seconds: float | None = Field(None, ge=0, le=600, json_schema_extra=_SEARCH)

@@ -4,7 +4,8 @@ LangGraph's server invokes a graph with a JSON ``context``; ours needs a model, 
 a page fetcher. :func:`make_graph` returns the graph bound to the settings (environment, ``.env``):
 each run builds its own parts from them, closes them when it ends, and reads the run's JSON
 context as per-run setting overrides (``{"max_web_research_loops": 1}``). The input may be as
-small as ``{"question": "..."}``; the language and round cap are filled in as the CLI does.
+small as ``{"question": "..."}``; the language is filled in as the CLI does, and the round limit
+is the settings' ``MAX_WEB_RESEARCH_LOOPS``, which the judge reads.
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ from langgraph.graph.state import CompiledStateGraph
 
 from deepresearch.graph.builder import build_graph
 from deepresearch.graph.context import ResearchContext
-from deepresearch.graph.state import RoutedState
+from deepresearch.graph.state import ResearchState
 from deepresearch.llm.base import ChatModel
 from deepresearch.search.base import SearchBackend
 from deepresearch.settings import Settings
 from deepresearch.text import language_of
 
 
-class SettingsBoundGraph(CompiledStateGraph[RoutedState, ResearchContext, RoutedState, RoutedState]):
+class SettingsBoundGraph(CompiledStateGraph[ResearchState, ResearchContext, ResearchState, ResearchState]):
     """The compiled research graph that builds each run's :class:`ResearchContext` itself."""
 
     settings: Settings
@@ -39,14 +40,14 @@ class SettingsBoundGraph(CompiledStateGraph[RoutedState, ResearchContext, Routed
     def stream(self, input: Any, config: Any = None, *, context: Any = None, **kwargs: Any) -> Iterator[Any]:
         with ExitStack() as stack:
             bound = self._context(context, stack)
-            yield from super().stream(self._input(input, bound), config, context=bound, **kwargs)
+            yield from super().stream(self._input(input), config, context=bound, **kwargs)
 
     async def astream(
         self, input: Any, config: Any = None, *, context: Any = None, **kwargs: Any
     ) -> AsyncIterator[Any]:
         with ExitStack() as stack:
             bound = await asyncio.to_thread(self._context, context, stack)
-            async for chunk in super().astream(self._input(input, bound), config, context=bound, **kwargs):
+            async for chunk in super().astream(self._input(input), config, context=bound, **kwargs):
                 yield chunk
 
     def _context(self, given: Any, stack: ExitStack) -> ResearchContext:
@@ -60,16 +61,11 @@ class SettingsBoundGraph(CompiledStateGraph[RoutedState, ResearchContext, Routed
         return _build_context(settings, self.model, self.search, stack, setup)
 
     @staticmethod
-    def _input(given: Any, context: ResearchContext) -> Any:
+    def _input(given: Any) -> Any:
         if not isinstance(given, Mapping) or "question" not in given:
             return given
         question = str(given["question"])
-        defaults = {
-            "language": language_of(question),
-            "notices": [],
-            "max_rounds": context.settings.max_web_research_loops,
-        }
-        return {**defaults, **given}
+        return {"language": language_of(question), "notices": [], **given}
 
 
 def bind_settings(

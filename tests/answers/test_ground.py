@@ -33,9 +33,7 @@ KETTLE = src(
     "Copper Kettle is an American bakery chain. The company was founded in 1961 in Dayton, Ohio "
     "by Tom and Eli Ames.",
 )
-DEBUT = src(
-    5, "Mira Castellane", "Mira Castellane made her big screen debut in the film Winter Harbour in 2009."
-)
+DEBUT = src(5, "Mira Castellane", "Mira Castellane first acted on screen in the film Winter Harbour in 2009.")
 FILM = src(
     6,
     "Winter Harbour",
@@ -47,9 +45,9 @@ FILM = src(
     ("question", "sources", "answer", "source_id"),
     [
         (TWO_HOP, [WEAVER, BRIDGE, MARLOW], "1386", 2),
-        ("In what year was Copper Kettle founded?", [KETTLE, MARLOW], "1961", 4),
+        ("When was Copper Kettle founded?", [KETTLE, MARLOW], "1961", 4),
         (
-            "Who directed the film in which Mira Castellane made her big screen debut?",
+            "Who directed the film in which Mira Castellane first acted on screen?",
             [DEBUT, FILM],
             "Lucien Abadie",
             6,
@@ -83,24 +81,24 @@ def test_no_sources_is_an_abstention() -> None:
 
 def test_choice_by_the_earlier_date() -> None:
     sources = [
-        src(1, "The Lanterns", "The Lanterns are an American rock band formed in Portland in 1993."),
-        src(2, "Velvet Engine", "Velvet Engine is an American rock band formed in 2006."),
+        src(1, "The Emberwick", "The Emberwick is a brick kiln in Stoke, first fired in 1993."),
+        src(2, "Sallow Moor", "Sallow Moor is a brick kiln first fired in 2006."),
     ]
-    got = ground_answer("Which band was formed first The Lanterns or Velvet Engine ?", sources)
-    assert (got.text, got.source_id) == ("Lanterns", 1)
+    got = ground_answer("Which kiln was fired first The Emberwick or Sallow Moor ?", sources)
+    assert (got.text, got.source_id) == ("Emberwick", 1)
 
 
 @pytest.mark.parametrize(
     ("question", "answer"),
     [
-        ("Are Tessera and Mancala both board games?", "yes"),
-        ("Are Tessera and Mancala both card games?", "no"),
+        ("Are Quillon and Tarrow both sailing dinghies?", "yes"),
+        ("Are Quillon and Tarrow both rowing boats?", "no"),
     ],
 )
 def test_yes_no_from_both_passages(question: str, answer: str) -> None:
     sources = [
-        src(1, "Tessera (board game)", "Tessera is a board game designed by Hanna Blom."),
-        src(2, "Mancala", "Mancala is a board game from ancient Africa."),
+        src(1, "Quillon (dinghy)", "Quillon is a sailing dinghy designed by Hanna Blom."),
+        src(2, "Tarrow", "Tarrow is a sailing dinghy from Cornwall."),
     ]
     assert ground_answer(question, sources).text == answer
 
@@ -144,16 +142,16 @@ def test_a_passage_titled_by_the_questions_subject_ranks_first() -> None:
     sources = [
         src(
             1,
-            "Granite Peak (Raven County)",
-            "Granite Peak is a mountain summit in Raven County, part of the Wallowa Range.",
+            "Granite Tor (Raven County)",
+            "Granite Tor is a crag in Raven County, part of the Wallowa Range.",
         ),
         src(
             2,
-            "Raven Peak (Montana)",
-            "Raven Peak is a high mountain summit, part of the Beartooth Range.",
+            "Raven Tor (Montana)",
+            "Raven Tor is a high crag, part of the Beartooth Range.",
         ),
     ]
-    got = ground_answer("Raven Peak belongs to what mountain range?", sources)
+    got = ground_answer("Raven Tor is a crag of which range?", sources)
     assert (got.text, got.source_id) == ("Beartooth Range", 2)
 
 
@@ -200,22 +198,21 @@ def test_a_bridge_name_that_begins_with_a_passages_title_leads_to_that_passage()
 @pytest.mark.parametrize(
     ("question", "answer"),
     [
-        ("In what year was the man who resigned as mayor of Ravenmoor in 1998 born?", "3 February 1931"),
-        ("When did the man who resigned as mayor of Ravenmoor in 1998 die?", "9 October 2007"),
+        ("The harbour master who quit Pellow Quay in 1998 was born on what date?", "3 February 1931"),
+        ("The harbour master who quit Pellow Quay in 1998 died on what date?", "9 October 2007"),
     ],
 )
 def test_a_life_date_answers_born_or_died(question: str, answer: str) -> None:
     election = src(
         12,
-        "Ravenmoor mayoral election, 1998",
-        "Elections for the Mayor of Ravenmoor were held on 12 May 1998, following the resignation of "
-        "Aldo Pentti.",
+        "Pellow Quay harbour board, 1998",
+        "The board of Pellow Quay chose a new harbour master on 12 May 1998, after Aldo Pentti quit.",
     )
     pentti = src(
         13,
         "Aldo Pentti",
-        "Aldo Pentti (Greek: Άλντο Πέντι; 3 February 1931 – 9 October 2007), the man who resigned as "
-        "mayor of Ravenmoor in 1998, was born in Tampere and died in Turku.",
+        "Aldo Pentti (Greek: Άλντο Πέντι; 3 February 1931 – 9 October 2007), the harbour master who "
+        "quit Pellow Quay in 1998, was born in Tampere and died in Turku.",
     )
     assert ground_answer(question, [election, pentti]).text == answer
 
@@ -223,10 +220,10 @@ def test_a_life_date_answers_born_or_died(question: str, answer: str) -> None:
 def test_the_asked_noun_is_a_word_of_the_candidate_not_part_of_one() -> None:
     peak = src(
         14,
-        "Raven Peak (Montana)",
-        "Raven Peak is part of the Absaroka Ranger District, in the Beartooth Range.",
+        "Raven Tor (Montana)",
+        "Raven Tor is a crag of the Absaroka Ranger District, in the Beartooth Range.",
     )
-    answer = ground_answer("Raven Peak is part of which mountain range?", [peak])
+    answer = ground_answer("Raven Tor is a crag of which range?", [peak])
     assert answer.text == "Beartooth Range"
 
 
@@ -235,17 +232,17 @@ def test_the_asked_noun_is_a_word_of_the_candidate_not_part_of_one() -> None:
     [
         # the noun asked about opens the name: not stripped as the question's own word
         (
-            "Marta Kowal was awarded what medal?",
+            "Marta Kowal was given which order?",
             "Marta Kowal",
-            "Marta Kowal was a Polish Navy rear admiral awarded the Medal of Merit in 1981.",
-            "Medal of Merit",
+            "Marta Kowal was a Polish Navy rear admiral given the Order of the Lamp in 1981.",
+            "Order of the Lamp",
         ),
         # the noun asked about right after the name belongs to the answer
         (
-            "Ivo Marchetti worked for members of what crime family?",
+            "Ivo Marchetti kept the books of which shipping family?",
             "Ivo Marchetti",
-            "He worked for members of the Varone crime family of Trenton, New Jersey.",
-            "Varone crime family",
+            "He kept the books of the Varone shipping family of Trenton, New Jersey.",
+            "Varone shipping family",
         ),
         # "Park" opens a Korean name here, not a park's
         (
@@ -287,16 +284,16 @@ def test_the_asked_noun_is_a_word_of_the_candidate_not_part_of_one() -> None:
         ),
         # an abbreviation question wants the capitals
         (
-            "What is the abbreviation of the magazine that reviewed Tilewm?",
+            "By which abbreviation is the newsletter that praised Tilewm known?",
             "Tilewm",
-            "The magazine Desktop Monthly (DKM) reviewed Tilewm as a small but capable window manager.",
+            "The newsletter Desktop Monthly (DKM) praised Tilewm as a small but capable window manager.",
             "DKM",
         ),
         # a broadcaster is not a person
         (
-            "The show Pip the Badger was written by who?",
+            "Pip the Badger is a cartoon penned by who?",
             "Pip the Badger",
-            "Written for BBC Two, the show Pip the Badger is by Agnes Moreau.",
+            "Made for BBC Two, the cartoon Pip the Badger is penned by Agnes Moreau.",
             "Agnes Moreau",
         ),
         # a listed answer keeps the noun asked about after it
@@ -315,19 +312,19 @@ def test_the_noun_asked_about_shapes_the_answer(question: str, title: str, text:
 def test_the_bridge_person_is_not_what_the_question_asks_for() -> None:
     season = src(
         17,
-        "2011–12 Riverton Hawks season",
-        "Marcus Dale missed the entire season recovering from knee surgery.",
+        "2011–12 Glenmore Otters season",
+        "Marcus Dale retired early after a shoulder injury.",
     )
     dale = src(
         18,
         "Marcus Dale",
-        "Marcus Anthony Dale is a retired American basketball player and a radio show host on Hawks "
-        "Radio's Courtside Tonight.",
+        "Marcus Anthony Dale is a former Scottish ice hockey goalkeeper and the editor of the magazine "
+        "Rink Side Monthly.",
     )
     answer = ground_answer(
-        "What show does a retired Riverton Hawks player, who missed the entire season, host?", [season, dale]
+        "What magazine does a former Glenmore Otters goalkeeper, who retired early, edit?", [season, dale]
     )
-    assert "Courtside Tonight" in answer.text
+    assert "Rink Side Monthly" in answer.text
 
 
 @pytest.mark.parametrize(
@@ -335,7 +332,7 @@ def test_the_bridge_person_is_not_what_the_question_asks_for() -> None:
     [
         # a country for "which country", though the question says "state" too
         (
-            "In which country is Millbrook, in the same state as Dorrance?",
+            "Millbrook lies in the same state as Dorrance; in which country?",
             "Millbrook, Kansas",
             "Millbrook is an unincorporated community in Pike County, Kansas, United States. "
             "Dorrance is a city in Pike County.",
@@ -361,7 +358,7 @@ def test_a_definition_after_a_long_aside_still_defines() -> None:
     album = src(
         20,
         "Salt and Static",
-        "The album Salt and Static features guest appearances from Nova Reyes and Kid Ember.",
+        "The album Salt and Static has verses sung by Nova Reyes and Kid Ember.",
     )
     ember = src(
         21,
@@ -369,9 +366,7 @@ def test_a_definition_after_a_long_aside_still_defines() -> None:
         "Darnell Okafor (born March 2, 1990), better known by his stage name Kid Ember (stylized as "
         "K!D EMBER), is an American rapper and producer from Detroit.",
     )
-    answer = ground_answer(
-        "Salt and Static featured a guest appearance by which rapper from Detroit?", [album, ember]
-    )
+    answer = ground_answer("Which Detroit rapper sings a verse on the album Salt and Static?", [album, ember])
     assert answer.text == "Darnell Okafor"
 
 
@@ -422,10 +417,10 @@ STREETS = src(
         # two people of one family name are one answer
         ("Who founded Copper Kettle?", "Tom and Eli Ames"),
         # the verb relates the date: not the year of a film whose writer is also called Tom
-        ("In what year was Copper Kettle founded?", "1961"),
+        ("When was Copper Kettle founded?", "1961"),
         # two questions in one: the sentence that answers both, whole
         (
-            "Who founded Copper Kettle, and in what year?",
+            "Who founded Copper Kettle, and when?",
             "Copper Kettle is an American bakery chain with shops in nine countries, founded in 1961 by Tom "
             "and Eli Ames.",
         ),
@@ -479,11 +474,11 @@ def test_who_did_it_is_the_agent_of_the_passive_sentence() -> None:
     band = src(
         2,
         "The Larks",
-        "The Larks are an English folk band formed in Hull, East Yorkshire, in 1971 by singer and "
+        "The Larks are an English folk group started in Hull, East Yorkshire, in 1971 by singer and "
         "fiddler Tom Crane.",
     )
     assert ground_answer("Who designed Harrow Hall?", [hall, band]).text == "Ada Lund"
-    assert ground_answer("Who formed the folk band The Larks?", [hall, band]).text == "Tom Crane"
+    assert ground_answer("Who started the folk group The Larks?", [hall, band]).text == "Tom Crane"
 
 
 def test_a_sentence_opening_with_she_answers_with_its_passage_subject() -> None:
@@ -538,10 +533,10 @@ def test_a_state_is_no_county_and_a_country_is_no_city() -> None:
     state for "what county", a country for "what city"."""
     township = src(
         1,
-        "Oster Township",
-        "Oster Township lies in Texas, in Marlow County, near the Lune.",
+        "Oster Parish",
+        "Oster Parish lies in Texas, in Marlow County, near the Lune.",
     )
-    assert ground_answer("In what county is Oster Township?", [township]).text == "Marlow County"
+    assert ground_answer("Oster Parish lies in what county?", [township]).text == "Marlow County"
     bridge = src(2, "Velmora Bridge", "The Velmora Bridge is in Portugal, in the city of Harlow.")
     assert ground_answer("What city is the Velmora Bridge in?", [bridge]).text == "Harlow"
 
@@ -598,7 +593,7 @@ def test_a_country_is_no_person() -> None:
             "Danish aviator",
         ),
         (
-            "What position does Tom Reyes play?",
+            "What position does Tom Reyes play for Club Arvel?",
             "Tom Reyes",
             "Tom Reyes is a Chilean footballer who plays as a goalkeeper for Club Arvel in Valdora.",
             "goalkeeper",
@@ -740,7 +735,7 @@ def test_a_one_word_bridge_leads_only_to_a_passage_titled_by_it_whole() -> None:
 
 
 def test_which_date_asks_for_a_date_not_a_year() -> None:
-    """ "premiered on which date?" is answered by "September 9, 1962", not by the bare year
+    """ "… on which date?" is answered by "September 9, 1962", not by the bare year
     another sentence gives; "when" may still be answered by a year."""
     asked = "Ada Lund voiced the mother on the sitcom that premiered on which date?"
     voiced = "Ada Lund voiced the mother on the sitcom Harbor Lights, which premiered in 1962."
@@ -760,7 +755,7 @@ def test_the_next_hop_starts_from_the_rare_name_not_the_common_one() -> None:
     """A question naming a village and an empire: the passages on the empire are many and name
     its other colonies, the village's one sentence names its country, and the country is the
     hop the next round searches first."""
-    asked = "When did the country containing Velmora leave the Aldish Empire?"
+    asked = "In which year did Velmora's country break from the Aldish Empire?"
     empire = src(
         1,
         "Aldish Empire",

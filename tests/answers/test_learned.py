@@ -25,7 +25,7 @@ PASSAGES = [
     ),
     src(2, "Odile Marchetti", "Odile Marchetti (1920–1999) was a French film director born in Lyon."),
 ]
-QUESTION = "Who directed the film Harbour Lantern?"
+QUESTION = "Harbour Lantern was directed by whom?"
 
 
 def _weights(bias: float, threshold: float = 0.5) -> AnswerWeights:
@@ -158,7 +158,7 @@ def test_a_position_stated_at_its_cue_passes_the_default_gate() -> None:
     )
     club = src(2, "Club Arvel", "Club Arvel is a football club based in Valdora, Chile, founded in 1921.")
     got = ground_answer(
-        "What position does Tom Reyes play?", [footballer, club], weights=confidence_gate(None)
+        "What position does Tom Reyes play for Club Arvel?", [footballer, club], weights=confidence_gate(None)
     )
     assert (got.text, got.status, got.source_id) == ("goalkeeper", "grounded", 1)
 

@@ -13,26 +13,26 @@ from deepresearch.answers.question import frame_question
 @pytest.mark.parametrize(
     ("question", "kind"),
     [
-        ("Who directed the film in which Mira Castellane made her big screen debut?", "person"),
+        ("Who choreographed the ballet that opened the Lumen Hall season?", "person"),
         ("When was the stone bridge built in the town where Edda Lindqvist died?", "date"),
         ("The score of the film Paper Moon Street was written by a woman born in what year?", "date"),
-        ("How many times was Oskar Lind selected for the all-star team?", "number"),
-        ("What is the population of the county where Harlow Field Airport is located?", "number"),
+        ("How many lanterns hang along the Osterby pier?", "number"),
+        ("What population did the parish where Wrenfold Abbey stands record at its last census?", "number"),
         ("In what county is the town where Odile W. Fenn was born?", "place"),
-        ("Where does the Tamsin River start?", "place"),
+        ("Where do the Corrin glassblowers sell their bowls?", "place"),
         ("Nora Quill starred in a series that first aired on what network?", "entity"),
-        ("Which band was formed first The Lanterns or Velvet Engine ?", "choice"),
+        ("Which kiln was fired first The Emberwick or Sallow Moor ?", "choice"),
         ("Who is older, Ada Brandt or Lev Sokol?", "choice"),
-        ("Are Tessera and Mancala both board games?", "yesno"),
+        ("Are Quillon and Tarrow both card games?", "yesno"),
         ("The writer Ines Moreno has an OBE. Does the writer Tomas Ruiz also have one?", "yesno"),
         ("Winter Harbour is a remake of Summer Road, released in which year?", "date"),
         # the asking clause decides; "where" and "who" later only name the bridge
-        ("Who was in charge of the province where Kellbrook is located?", "person"),
-        ("The state where Ada Brandt died has how many counties?", "number"),
-        ("Mila Hart is an adviser who has worked with the mayor of what city?", "place"),
+        ("Who trained the falcons kept at the keep where Hesper Vane was crowned?", "person"),
+        ("The lake where Orla Finch swam has how many islands?", "number"),
+        ("Tobias Wren is a locksmith who has repaired gates for the abbot of what abbey town?", "place"),
         ("Who was governor when the region where Dunmore Solar Farm is located became a province?", "person"),
         # the noun asked about decides over a relative "who" later in the question
-        ("What show does a retired Riverton Hawks player, who missed a season, host?", "entity"),
+        ("What magazine does a former Glenmore Otters goalkeeper, who retired early, edit?", "entity"),
         ("Salt and Bread, released in which year, is a cookbook by Ruth Ames?", "date"),
     ],
 )
@@ -43,13 +43,13 @@ def test_kind_of_answer(question: str, kind: str) -> None:
 @pytest.mark.parametrize(
     ("question", "options"),
     [
-        ("Which band was formed first The Lanterns or Velvet Engine ?", ("Lanterns", "Velvet Engine")),
+        ("Which kiln was fired first The Emberwick or Sallow Moor ?", ("Emberwick", "Sallow Moor")),
         (
             "Which newspaper was published first, Harbor Daily or Valley Post?",
             ("Harbor Daily", "Valley Post"),
         ),
         ("Which tree is taller, the Sequoia or the Juniper?", ("Sequoia", "Juniper")),
-        ("Are Tessera and Mancala both board games?", ("Tessera", "Mancala")),
+        ("Are Quillon and Tarrow both card games?", ("Quillon", "Tarrow")),
         ("Are Brenton and Halford situated in the same county ?", ("Brenton", "Halford")),
         (
             "Are both magazines, the Gardener's Friend and Tell Me More, Irish publications?",
@@ -69,20 +69,23 @@ def test_options_named_by_the_question(question: str, options: tuple[str, ...]) 
     ("question", "noun"),
     [
         ("In what county is the town where Odile W. Fenn was born?", "county"),
-        ("Raven Peak, in the state where Millbrook is located, belongs to what mountain range?", "range"),
-        ("Lark House is a student hall in a university located in what Canadian city?", "city"),
+        ("Tallow Ridge, in the valley where Brackwater lies, is the tallest of what hill chain?", "chain"),
+        ("Fennick Lodge is a boathouse on a lake found in what Norwegian county?", "county"),
         ("Ada Brandt was the script editor for the show which was created by who?", None),
         ("What movie stars Clara Voss, Henrik Dahl and the producer of Glass Orchard?", "movie"),
         ("Harbour Lights starred which stage and screen actress from Scotland?", "actress"),
         ("What song premiered in the March 3, 2004 episode of Pip the Badger?", "song"),
         ("What river flows through the city Marcus Dale played for before Riverton?", "river"),
         ("Which navigator first charted the coasts of both islands?", "navigator"),
-        ("What minor character makes her first appearance in this chapter?", "character"),
+        ("What hidden clue makes its first showing in this puzzle?", "clue"),
         ("Ivo Marchetti wrote about members of what crime family of Trenton?", "family"),
-        ("What is the name of the airport in the city where KZRL is licensed to broadcast?", "airport"),
+        (
+            "What is the name of the lighthouse on the cape where radio station WQXB is licensed?",
+            "lighthouse",
+        ),
         ("What was the profession of Edda Lindqvist, whose life was told in a novel?", "profession"),
-        ("What is the country of citizenship of the actor who plays Martin?", "country"),
-        ("What is the population of the state where Millbrook is?", "population"),
+        ("What is the hometown of the drummer who plays with Ilse Marr?", "hometown"),
+        ("What is the population of the island where Gullhaven is?", "population"),
     ],
 )
 def test_the_noun_the_question_asks_about(question: str, noun: str | None) -> None:
@@ -99,11 +102,12 @@ def test_type_noun_and_names() -> None:
 @pytest.mark.parametrize(
     ("question", "kind", "also"),
     [
-        ("Who founded Copper Kettle, and in what year?", "person", "date"),
-        ("When was Copper Kettle founded and by whom?", "date", "person"),
+        ("Who roasted the first batch at Tin Kettle Coffee, and in what year?", "person", "date"),
+        ("When was Tin Kettle Coffee founded and by whom?", "date", "person"),
         # a relative clause after "and" is no second question
         (
-            "When was the Irish singer born who is known for her voice and who's second album is Lantern?",
+            "When was the Breton harpist born who is famous for her lullabies and whose debut record is "
+            "Driftwood?",
             "date",
             None,
         ),

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from deepresearch.errors import ConfigurationError, SearchError
-from deepresearch.search.chain import SearchChain
-from deepresearch.search.factory import AVAILABLE, build_chain, build_search, parse_order
+from deepresearch.search.chain import SearchChain, build_chain
+from deepresearch.search.factory import build_search
 from deepresearch.search.ratelimit import Throttled
+from deepresearch.search.registry import BACKENDS, parse_order
 from deepresearch.settings import Settings
 
 KEYS = ("TAVILY_API_KEY", "PERPLEXITY_API_KEY", "SEARXNG_URL", "SEARCH_ORDER")
@@ -67,7 +68,7 @@ def test_keys_come_from_the_environment(tmp_path: Path, monkeypatch: pytest.Monk
 def test_unknown_api_lists_the_choices(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="hybrid") as caught:
         build_search(load(tmp_path, search_api="bing"))
-    assert all(name in str(caught.value) for name in AVAILABLE)
+    assert all(name in str(caught.value) for name in BACKENDS.names())
 
 
 def test_hybrid_skips_engines_without_keys_and_says_so(tmp_path: Path) -> None:

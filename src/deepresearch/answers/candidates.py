@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
+from deepresearch.domain import AnswerKind
 from deepresearch.lexicon import CALENDAR_WORDS, CAPITALISED_WORD, MONTH, NAME, NAME_LEADING, NAME_TRAILING
-
-if TYPE_CHECKING:
-    from deepresearch.answers.question import AnswerKind
 
 YEAR = r"(?:1[0-9]{3}|20[0-9]{2})"
 DATE = re.compile(

@@ -210,7 +210,7 @@ def _occurrence(
     bridge = _is_bridge(terms, bridges) and not typed
     if bridge:
         factor *= BRIDGE_PENALTY
-    if frame.kind == "date":  # "In what year was it founded?": the verb relates the date too,
+    if frame.kind == "date":  # "When did the mill close?": the verb relates the date too,
         near = near | (set(frame.terms) - frame.names - evidence.sentence.title_terms)  # not the subject
     if frame.kind in ("number", "date") and evidence.bridge and evidence.bridge in text:
         # a value stands by the entity the chain is about: "… followed by Ostrava, which
@@ -366,7 +366,7 @@ def _after_question_words(cand: str, question: set[str]) -> str:
     words = cand.split()
     while len(words) > 1 and (not (stems := set(key_stems(words[0]))) or stems <= question):
         if words[1].lower() in CONNECTORS:
-            break  # "Medal of Merit" answers "awarded what medal?" whole
+            break  # "Order of the Lamp" answers "given which order?" whole
         if re.fullmatch(r"[A-Z]\.", words[0]):
             break  # an initial is part of the name: "E. W. Hale", not "Hale"
         words = words[1:]

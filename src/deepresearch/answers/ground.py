@@ -189,7 +189,7 @@ def _states_it_all(frame: QuestionFrame, evidence: Ranked) -> bool:
 
 
 def _both_asks(frame: QuestionFrame, ranked: Sequence[Ranked]) -> GroundedAnswer | None:
-    """Two questions in one ("Who founded Copper Kettle, and in what year?"): the best supported
+    """Two questions in one ("Who drew the map, and in which decade?"): the best supported
     sentence holding an answer of both kinds is the answer, whole; None when no sentence does
     (the first question is then answered alone)."""
     kinds = (frame.kind, frame.also or frame.kind)

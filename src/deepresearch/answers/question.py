@@ -9,21 +9,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
 from deepresearch.answers.candidates import names
 from deepresearch.answers.rewrite import canonical_question
+from deepresearch.domain import AnswerKind as AnswerKind
 from deepresearch.lexicon import (
     AGENT_ENDINGS,
+    DATE_NOUNS,
     INNER_NAME_OR_NUMBER,
     KIN_NOUNS,
     NOT_A_TYPE_NOUN,
     NOT_AGENT_NOUNS,
+    PERSON_NOUNS,
     PHRASE_END,
+    PLACE_NOUNS,
 )
 from deepresearch.text import key_stems, key_terms
-
-AnswerKind = Literal["yesno", "choice", "date", "number", "place", "person", "entity"]
 
 _AUX = r"(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would|should)"
 _YESNO = re.compile(rf"^(?:[^.?!]*[.!]\s+)?{_AUX}\b", re.IGNORECASE)
@@ -33,73 +34,10 @@ _NUMBER = re.compile(
     r"|\bpopulation\b",
     re.IGNORECASE,
 )
-DATE_NOUNS = ("year", "date", "century", "decade", "month", "day")
 _DATE = re.compile(
     rf"\bwhen\b|\b(?:what|which|in what|in which) (?:{'|'.join(DATE_NOUNS)})\b|\bwhat time\b",
     re.IGNORECASE,
 )
-PLACE_NOUNS = [
-    "city",
-    "town",
-    "village",
-    "country",
-    "state",
-    "county",
-    "province",
-    "region",
-    "continent",
-    "location",
-    "place",
-    "island",
-    "river",
-    "mountain",
-    "lake",
-    "sea",
-    "ocean",
-    "district",
-    "borough",
-    "municipality",
-    "capital",
-    "area",
-    "neighborhood",
-]
-PERSON_NOUNS = [
-    "person",
-    "man",
-    "woman",
-    "actor",
-    "actress",
-    "singer",
-    "player",
-    "author",
-    "writer",
-    "director",
-    "producer",
-    "politician",
-    "president",
-    "king",
-    "queen",
-    "composer",
-    "musician",
-    "artist",
-    "poet",
-    "novelist",
-    "footballer",
-    "coach",
-    "leader",
-    "founder",
-    "spouse",
-    "wife",
-    "husband",
-    "son",
-    "daughter",
-    "father",
-    "mother",
-    "brother",
-    "sister",
-    "sibling",
-    "member",
-]
 _PLACE = re.compile(rf"\bwhere\b|\b(?:what|which) (?:\w+ )?(?:{'|'.join(PLACE_NOUNS)})\b", re.IGNORECASE)
 _PERSON = re.compile(
     rf"\b(?:who|whom|whose)\b|\b(?:what|which) (?:\w+ )?(?:{'|'.join(PERSON_NOUNS)})\b", re.I
@@ -239,13 +177,13 @@ def question_names(text: str) -> frozenset[str]:
 
 
 def _kind(text: str, noun: str | None) -> AnswerKind:
-    """The kind the question's own wh-clause asks for: in "Who ruled the country where X is?" the
-    answer is a person; "where" only names the bridge."""
+    """The kind the question's own wh-clause asks for: in "Who keeps the lighthouse where X fell?"
+    the answer is a person; "where" only names the bridge."""
     for scope in (asking_clause(text), text):
         for pattern, kind in _KINDS:
             if pattern.search(scope):
                 return kind
-        if noun:  # "What show does a player, who …, host?": the noun, not a relative "who"
+        if noun:  # "What boat does a pilot, who …, sail?": the noun, not a relative "who"
             return _noun_kind(noun)
     return "entity"
 

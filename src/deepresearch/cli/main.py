@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from deepresearch.cli.backends_cmd import backends_command
 from deepresearch.cli.console import err, friendly_errors
 from deepresearch.cli.mcp_cmd import mcp_command
 from deepresearch.cli.model_server_cmd import model_server_command
@@ -67,12 +68,17 @@ def research(
         str | None,
         typer.Option(
             "--format",
-            help="md, html, pdf, docx or json (default: from --out's suffix, else md).",
+            help="Export format, as deepresearch backends lists them (default: --out's suffix, else md).",
             autocompletion=_formats,
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON.")] = False,
-    search: Annotated[str | None, typer.Option(help="Search backend (SEARCH_API).")] = None,
+    search: Annotated[
+        str | None,
+        typer.Option(
+            help="Search backend (SEARCH_API): deepresearch backends lists them.", autocompletion=_backends
+        ),
+    ] = None,
     loops: Annotated[int | None, typer.Option(help="Max research rounds (MAX_WEB_RESEARCH_LOOPS).")] = None,
     provider: Annotated[str | None, typer.Option(help="Model provider (LLM_PROVIDER).")] = None,
     corpus: Annotated[Path | None, typer.Option(help="Index this folder/file and research it.")] = None,
@@ -132,11 +138,18 @@ def research(
             err.print(f"[dim]{usage_line(result.usage)}[/dim]")
 
 
+def _backends() -> list[str]:
+    """``--search``'s values, for shell completion."""
+    from deepresearch.search.registry import BACKENDS
+
+    return list(BACKENDS.names())
+
+
 def _formats() -> list[str]:
     """``--format``'s values, for shell completion."""
     from deepresearch.export import FORMATS
 
-    return list(FORMATS)
+    return list(FORMATS.names())
 
 
 def _research_settings(
@@ -306,6 +319,7 @@ def _jobs_home(settings: Settings) -> str:
 
 
 app.command("settings")(settings_command)
+app.command("backends")(backends_command)
 app.command("mcp")(mcp_command)
 app.command("worker")(worker_command)
 app.command("model-server")(model_server_command)

@@ -185,7 +185,7 @@ def _index(settings: Settings) -> Check:
     """Which index research will search: yours (INDEX_PATH or the default file) or, when you have
     indexed nothing, the bundled demo corpus's own index; never both."""
     if settings.search_api != "local":
-        return Check("search", True, f"SEARCH_API={settings.search_api}")
+        return _backend(settings)
     path = settings.resolved_index_path
     if settings.demo_corpus and settings.uses_default_index:
         return _demo_index(settings)
@@ -209,6 +209,21 @@ def _index(settings: Settings) -> Check:
         f"your local index {path}: {count} passages from {len(files)} file(s){legacy}",
         "" if count else "run: deepresearch index PATH",
     )
+
+
+def _backend(settings: Settings) -> Check:
+    """A backend other than the index: registered, with the settings it needs set."""
+    from deepresearch.search.registry import backend_spec, check_search_settings, missing_settings
+
+    try:
+        check_search_settings(settings)
+    except ConfigurationError as exc:
+        return Check("search", False, str(exc), "see: deepresearch backends")
+    missing = missing_settings(backend_spec(settings.search_api), settings)
+    if missing:
+        needs = ", ".join(missing)
+        return Check("search", False, f"SEARCH_API={settings.search_api} needs {needs}", f"set {needs}")
+    return Check("search", True, f"SEARCH_API={settings.search_api}")
 
 
 def _demo_index(settings: Settings) -> Check:

@@ -16,6 +16,7 @@ from markdown_it.token import Token
 from deepresearch.citations import Source
 from deepresearch.errors import ConfigurationError
 from deepresearch.export.html import PASSAGE_CHARS, cited_sources
+from deepresearch.export.registry import ExportFormat, register_format
 from deepresearch.result import ResearchResult
 
 INSTALL = "DOCX export needs python-docx: pip install 'deepresearch-offline[docs]'"
@@ -111,3 +112,16 @@ def _passages(document: Any, cited: Sequence[Source]) -> None:
         text = source.content or source.snippet or "(no text was kept for this source)"
         quoted = text if len(text) <= PASSAGE_CHARS else text[:PASSAGE_CHARS].rstrip() + " …"
         document.add_paragraph(quoted, style="Quote")
+
+
+FORMAT = register_format(
+    ExportFormat(
+        "docx",
+        "Word (.docx)",
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        (".docx",),
+        report_docx,
+        binary=True,
+        check=load_docx,
+    )
+)

@@ -10,6 +10,7 @@ from html import escape
 
 from deepresearch.citations import Source
 from deepresearch.export.markdown import render_report_body
+from deepresearch.export.registry import ExportFormat, register_format
 from deepresearch.result import ResearchResult
 from deepresearch.text import language_of
 
@@ -91,3 +92,14 @@ def _where(source: Source) -> str:
     if source.url.lower().startswith(("http://", "https://")):
         return f'<a href="{url}" rel="noopener noreferrer">{url}</a>'
     return f"{url}" + (f" (document <code>{escape(source.doc_id)}</code>)" if source.doc_id else "")
+
+
+FORMAT = register_format(
+    ExportFormat(
+        "html",
+        "HTML (one file)",
+        "text/html; charset=utf-8",
+        (".html", ".htm"),
+        lambda result: report_html(result).encode("utf-8"),
+    )
+)

@@ -12,6 +12,7 @@ from typing import Any
 
 from deepresearch.errors import ConfigurationError
 from deepresearch.export.html import report_html
+from deepresearch.export.registry import ExportFormat, register_format
 from deepresearch.result import ResearchResult
 
 INSTALL = (
@@ -45,3 +46,8 @@ def load_weasyprint() -> Any:
     except (ImportError, OSError) as exc:  # OSError: the Pango libraries are missing
         raise ConfigurationError(f"{INSTALL} ({type(exc).__name__}: {exc})") from None
     return weasyprint
+
+
+FORMAT = register_format(
+    ExportFormat("pdf", "PDF", "application/pdf", (".pdf",), report_pdf, binary=True, check=load_weasyprint)
+)

@@ -21,9 +21,9 @@ from deepresearch.graph.nodes.report import write_report
 from deepresearch.graph.nodes.requery import requery
 from deepresearch.graph.nodes.research import gather, search_task, summarize_task
 from deepresearch.graph.review import review_plan
-from deepresearch.graph.state import RoutedState, TaskInput
+from deepresearch.graph.state import ResearchState, TaskInput
 
-ResearchGraph = CompiledStateGraph[RoutedState, ResearchContext, RoutedState, RoutedState]
+ResearchGraph = CompiledStateGraph[ResearchState, ResearchContext, ResearchState, ResearchState]
 Node = Callable[[Any, Runtime[ResearchContext]], dict[str, Any]]
 
 
@@ -32,7 +32,7 @@ def build_graph(checkpointer: BaseCheckpointSaver[str] | None = None) -> Researc
 
     On the critical path, model calls only: one for role and plan, per round the summaries (in
     parallel) and the judge (whose answer carries the next round's queries), then the report."""
-    graph = StateGraph(RoutedState, context_schema=ResearchContext)
+    graph = StateGraph(ResearchState, context_schema=ResearchContext)
     _add(graph, "plan", plan_research)
     _add(graph, "review_plan", review_plan)
     _add(graph, "search_task", search_task)
@@ -54,7 +54,7 @@ def build_graph(checkpointer: BaseCheckpointSaver[str] | None = None) -> Researc
 
 
 def _add(
-    graph: StateGraph[RoutedState, ResearchContext, RoutedState, RoutedState], name: str, node: Node
+    graph: StateGraph[ResearchState, ResearchContext, ResearchState, ResearchState], name: str, node: Node
 ) -> None:
     graph.add_node(name, keyed(node), input_schema=_input_schema(node))
 
@@ -92,37 +92,35 @@ def _input_schema(node: Node) -> Any:
     return get_type_hints(node)[first]
 
 
-def fan_out_search(state: RoutedState) -> list[Send] | str:
+def fan_out_search(state: ResearchState) -> list[Send] | str:
     active = _active(state)
     if not active:
         return "write_report"
     return [Send("search_task", _task_input(state, task)) for task in active]
 
 
-def fan_out_summaries(state: RoutedState) -> list[Send] | str:
+def fan_out_summaries(state: ResearchState) -> list[Send] | str:
     with_sources = [t for t in _active(state) if _sources_of(state, t)]
     if not with_sources:
         return "judge"
     return [Send("summarize_task", _task_input(state, task)) for task in with_sources]
 
 
-def after_judge(state: RoutedState) -> str:
-    latest = state["evaluations"][-1]
-    if latest.enough or state["round"] >= state["max_rounds"]:
-        return "write_report"
-    return "requery"
+def after_judge(state: ResearchState) -> str:
+    """Another round when the judge asked for one (it knows the round limit), else the report."""
+    return "requery" if state.get("another_round") else "write_report"
 
 
-def _active(state: RoutedState) -> list[TodoItem]:
+def _active(state: ResearchState) -> list[TodoItem]:
     ids = set(state.get("active_task_ids", []))
     return [t for t in state.get("tasks", []) if t.id in ids]
 
 
-def _sources_of(state: RoutedState, task: TodoItem) -> list[Any]:
+def _sources_of(state: ResearchState, task: TodoItem) -> list[Any]:
     return [s for s in state.get("sources", []) if task.id in s.task_ids]
 
 
-def _task_input(state: RoutedState, task: TodoItem) -> TaskInput:
+def _task_input(state: ResearchState, task: TodoItem) -> TaskInput:
     return TaskInput(
         question=state["question"],
         language=state["language"],

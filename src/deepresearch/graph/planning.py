@@ -12,7 +12,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from deepresearch.domain import ResearchRole, TodoItem
-from deepresearch.lexicon import CALENDAR_WORDS, DANGLING, INNER_NAME_WORD, NAMES_JOINED_BY_AND
+from deepresearch.lexicon import (
+    COMMON_CAPITALISED,
+    DANGLING,
+    DEMONYM_ENDINGS,
+    INNER_NAME_WORD,
+    NAMES_JOINED_BY_AND,
+    PLACE_NAME_STARTS,
+)
 from deepresearch.llm.base import ChatModel
 from deepresearch.llm.structured import Structured, ask_structured, parse_as
 from deepresearch.model_outputs import OpeningOut, PlannedTask, PlanOut, RoleChoice
@@ -65,17 +72,8 @@ def _phrases(language: str) -> dict[str, str]:
     return PLAN_PHRASES.get(language, PLAN_PHRASES["en"])
 
 
-_NAME_STARTS = frozenset(
-    "new san santa saint st los las el le la de del da di van von der den du mount mt lake fort".split()  # noqa: SIM905
-)
 _PLACEHOLDER = re.compile(r"[\[\]{}<>]|\.\.\.|…")
 """A prompt's blank copied as is: ``[specific technology]``, ``{topic}``, ``<entity>``, ``...``."""
-_COMMON_CAPITALISED = CALENDAR_WORDS | frozenset(
-    """american german french dutch greek swiss thai israeli iraqi pakistani african mexican olympic
-    catholic christian muslim jewish""".split()  # noqa: SIM905
-)
-"""Lone capitalised words that name nothing to research: months, weekdays and a few adjectives
-(fewer than :data:`~deepresearch.lexicon.NATIONALITIES`: more would drop names a plan researches)."""
 _ENTITY = re.compile(rf"\"([^\"]{{3,80}})\"|({NAMES_JOINED_BY_AND})")
 
 
@@ -278,14 +276,14 @@ def is_fragment(text: str, *, min_terms: int = 2) -> bool:
     Fragments have fewer than ``min_terms`` content terms ("Which U.S.", "If Borra"), or end in a
     word that cannot end a phrase (an article, a preposition, a conjunction: "History of the") or
     in the capitalised first word of a longer name ("Edda Lindqvist died in New"). A question mark
-    ends a question, not a cut ("Which genre is he associated with?").
+    ends a question, not a cut ("Which choir did she sing with?").
     """
     if len(key_terms(text)) < min_terms:
         return True
     if text.rstrip().endswith("?"):
         return False
     last = text.split()[-1].strip(".,;:!\"'()")
-    return last.lower() in DANGLING or (last[:1].isupper() and last.lower().rstrip(".") in _NAME_STARTS)
+    return last.lower() in DANGLING or (last[:1].isupper() and last.lower().rstrip(".") in PLACE_NAME_STARTS)
 
 
 def near_duplicate(a: set[str], b: set[str]) -> bool:
@@ -433,7 +431,7 @@ def _is_common_word(name: str) -> bool:
     lowered = name.lower()
     if " " in lowered:
         return False
-    return lowered in _COMMON_CAPITALISED or lowered.endswith(("ian", "ean", "ish", "ese"))
+    return lowered in COMMON_CAPITALISED or lowered.endswith(DEMONYM_ENDINGS)
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:

@@ -5,7 +5,8 @@ The domain types it holds (tasks, judgements, the report) live in :mod:`deeprese
 Nodes return partial updates. ``tasks`` merge by id (a node returns the tasks it changed);
 ``sources`` is the append-only registry (:func:`deepresearch.citations.register_sources`);
 ``queries_run`` only grows. The round counter is plain state written by the planner and the
-re-query node, never by a router.
+re-query node, never by a router; whether another round follows is the judge's decision
+(``another_round``), made against the run's ``MAX_WEB_RESEARCH_LOOPS``, the one round limit.
 """
 
 from __future__ import annotations
@@ -46,17 +47,12 @@ class ResearchState(TypedDict, total=False):
     sources: Annotated[list[Source], register_sources]
     queries_run: Annotated[list[str], add_unique]
     round: int
+    another_round: bool
     evaluations: Annotated[list[RoundEvaluation], operator.add]
     notices: Annotated[list[str], operator.add]
     fallbacks: Annotated[list[str], operator.add]
     report: ReportResult
     timings: Annotated[dict[str, float], merge_timings]
-
-
-class RoutedState(ResearchState, total=False):
-    """The state the graph runs on: the research state and the round cap its router reads."""
-
-    max_rounds: int
 
 
 class TaskInput(TypedDict):

@@ -14,9 +14,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from deepresearch.citations import normalize_url
-from deepresearch.errors import SearchError
+from deepresearch.errors import ConfigurationError, SearchError
 from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
+from deepresearch.search.factory import build_backend
 from deepresearch.search.pages import search_outcome
+from deepresearch.search.registry import BackendSpec, Notice, parse_order, register_backend
+from deepresearch.settings import Settings
 
 
 class SearchChain(SearchBackend):
@@ -82,3 +85,35 @@ def merge_duplicates(hits: Iterable[SearchHit]) -> list[SearchHit]:
         elif first.content is None and hit.content is not None:
             kept[key] = replace(first, content=hit.content)
     return list(kept.values())
+
+
+def build_chain(settings: Settings, notice: Notice | None = None) -> SearchChain:
+    """The ``hybrid`` chain in ``SEARCH_ORDER`` (closing it closes every engine); engines that
+    cannot be built (no key, no URL, no package) are skipped with a notice."""
+    built: list[SearchBackend] = []
+    skipped: list[str] = []
+    for name in parse_order(settings.search_order):
+        try:
+            built.append(build_backend(name, settings, notice))
+        except ConfigurationError as exc:
+            skipped.append(f"{name} ({exc})")
+    if not built:
+        raise ConfigurationError(f"SEARCH_API=hybrid has no usable engine: {'; '.join(skipped)}")
+    if notice and skipped:
+        notice(f"hybrid search skips {'; '.join(skipped)}")
+    chain = SearchChain(built)
+    if notice:
+        notice(f"hybrid search order: {' → '.join(chain.order)}")
+    return chain
+
+
+BACKEND = register_backend(
+    BackendSpec(
+        "hybrid",
+        "hybrid (web chain)",
+        build_chain,
+        summary="the engines of SEARCH_ORDER, each tried when the one before finds nothing",
+        web=True,
+        chain=False,
+    )
+)

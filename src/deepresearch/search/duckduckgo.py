@@ -17,6 +17,7 @@ from deepresearch.errors import ConfigurationError, SearchError
 from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.search.query import guard_query
 from deepresearch.search.ratelimit import RateLimitedError
+from deepresearch.search.registry import register_engine
 
 MAX_QUERY_CHARS = 500
 DEFAULT_TIMEOUT = 10
@@ -128,3 +129,11 @@ def _vendor_errors(*, required: bool) -> tuple[type[Exception], ...]:
             raise ConfigurationError(MISSING) from exc
         return ()
     return (DDGSException,)
+
+
+BACKEND = register_engine(
+    "duckduckgo",
+    "DuckDuckGo",
+    DuckDuckGoSearch,
+    summary="DuckDuckGo and other engines through ddgs (`web` extra)",
+)

@@ -6,8 +6,12 @@ URL, and the passage's ``doc_id`` so that evaluation and citations can key on it
 
 from __future__ import annotations
 
+from deepresearch.index.corpus import local_index_path
+from deepresearch.index.embeddings import embedder_for
 from deepresearch.index.store import DocumentIndex, Passage
 from deepresearch.search.base import SearchBackend, SearchHit
+from deepresearch.search.registry import BackendSpec, Notice, register_backend
+from deepresearch.settings import Settings
 
 SNIPPET_CHARS = 200
 
@@ -63,3 +67,25 @@ def _hit(passage: Passage, score: float) -> SearchHit:
         doc_id=passage.doc_id,
         score=score,
     )
+
+
+def open_local(settings: Settings, notice: Notice | None = None) -> LocalSearch:
+    """Search the index :func:`~deepresearch.index.corpus.local_index_path` chooses: the user's
+    (``INDEX_PATH``, which must exist, or ``<home>/index.sqlite``) or, with neither, the bundled
+    demo corpus's own index, built the first time it is needed; never both."""
+    embedder = embedder_for(settings)
+    path = local_index_path(settings, notice, embedder)
+    index = DocumentIndex.open_existing(path, embedder)
+    if embedder is not None and notice and not index.has_vectors():
+        notice(
+            f"INDEX_EMBEDDINGS is on but {path} has no vectors, so search is BM25 only; "
+            "add them with: deepresearch index --embeddings PATH"
+        )
+    return LocalSearch(index, owns_index=True)
+
+
+BACKEND = register_backend(
+    BackendSpec(
+        "local", "local index", open_local, summary="your documents (deepresearch index), or the demo corpus"
+    )
+)

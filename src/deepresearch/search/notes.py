@@ -14,6 +14,7 @@ from deepresearch.errors import DeepResearchError, SearchError
 from deepresearch.notes import Note, NoteStore
 from deepresearch.search.base import SearchBackend, SearchHit
 from deepresearch.search.local import snippet
+from deepresearch.search.registry import BackendSpec, register_backend
 from deepresearch.settings import Settings
 from deepresearch.untrusted import clean_title, sanitize
 
@@ -59,3 +60,13 @@ def note_hit(note: Note) -> SearchHit:
         backend=NotesSearch.name,
         doc_id=note.id,
     )
+
+
+BACKEND = register_backend(
+    BackendSpec(
+        "notes",
+        "notes of earlier runs",
+        lambda settings, notice: NotesSearch.from_settings(settings),
+        summary="the notes earlier runs kept (NOTES_WORKSPACE)",
+    )
+)

@@ -16,6 +16,7 @@ from deepresearch.errors import SearchError
 from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.search.http import ClientOwner, request_json, text_field
 from deepresearch.search.query import guard_query
+from deepresearch.search.registry import register_engine
 
 BASE_URL = "https://api.perplexity.ai"
 DEFAULT_MODEL = "sonar"
@@ -96,3 +97,12 @@ def _result_hit(item: dict[str, Any]) -> SearchHit:
         snippet=" ".join(text_field(item, "snippet").split()),
         backend=PerplexitySearch.name,
     )
+
+
+BACKEND = register_engine(
+    "perplexity",
+    "Perplexity",
+    PerplexitySearch,
+    summary="Perplexity's Sonar models: the pages they cite",
+    needs=("perplexity_api_key",),
+)

@@ -22,6 +22,7 @@ from deepresearch.search.http import (
     text_field,
 )
 from deepresearch.search.query import guard_query
+from deepresearch.search.registry import register_engine
 
 MAX_QUERY_CHARS = 500
 
@@ -77,3 +78,12 @@ def parse_results(data: dict[str, Any], limit: int) -> list[SearchHit]:
 
 def _has_web_url(item: dict[str, Any]) -> bool:
     return text_field(item, "url").startswith(("http://", "https://"))
+
+
+BACKEND = register_engine(
+    "searxng",
+    "SearXNG",
+    SearxngSearch,
+    summary="your SearXNG instance, e.g. http://localhost:8080",
+    needs=("searxng_url",),
+)

@@ -16,6 +16,7 @@ from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.search.http import result_hit, text_field
 from deepresearch.search.query import guard_query
 from deepresearch.search.ratelimit import RateLimitedError
+from deepresearch.search.registry import register_engine
 
 MAX_QUERY_CHARS = 400
 VENDOR_ERRORS = (
@@ -126,3 +127,8 @@ def _mapped(exc: Exception) -> SearchError:
     if kind in ("InvalidAPIKeyError", "MissingAPIKeyError"):
         return SearchError(f"tavily: the API key was refused ({exc or kind}); check TAVILY_API_KEY")
     return SearchError(f"tavily: {kind}: {exc}")
+
+
+BACKEND = register_engine(
+    "tavily", "Tavily", TavilySearch, summary="Tavily's search API (`web` extra)", needs=("tavily_api_key",)
+)

@@ -20,6 +20,7 @@ from deepresearch.errors import SearchError
 from deepresearch.search.base import SearchBackend, SearchHit, SearchOutcome
 from deepresearch.search.http import DEFAULT_TIMEOUT, ClientOwner, request_json, text_field
 from deepresearch.search.query import guard_query
+from deepresearch.search.registry import register_engine
 
 API_URL = "https://{lang}.wikipedia.org/w/api.php"
 PAGE_URL = "https://{lang}.wikipedia.org/wiki/{title}"
@@ -126,3 +127,8 @@ def _hit(item: dict[str, Any], lang: str, page_url: str) -> SearchHit:
         snippet=clean_snippet(text_field(item, "snippet")),
         backend=WikipediaSearch.name,
     )
+
+
+BACKEND = register_engine(
+    "wikipedia", "Wikipedia", WikipediaSearch, summary="Wikipedia's own search, in the question's language"
+)

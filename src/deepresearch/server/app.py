@@ -11,8 +11,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from functools import cache
-from importlib.resources import files
 from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI, Response, status
@@ -28,6 +26,7 @@ from deepresearch.search.base import SearchBackend
 from deepresearch.server.docs_assets import SWAGGER, docs_assets_router
 from deepresearch.server.errors import install_error_handlers
 from deepresearch.server.openapi import service_openapi
+from deepresearch.server.page import page_html
 from deepresearch.server.retention import retention_loop
 from deepresearch.server.routes_export import export_router
 from deepresearch.server.routes_jobs import jobs_router
@@ -122,7 +121,7 @@ def _meta_router(service: Service, version: str) -> APIRouter:
     def page() -> HTMLResponse:
         """The web page: static, holds no data, so it is served without the token; every call it
         makes to the API sends the token the user types in."""
-        return HTMLResponse(_page_html(), headers={"Content-Security-Policy": _CSP})
+        return HTMLResponse(page_html(service.settings), headers={"Content-Security-Policy": _CSP})
 
     @router.get("/favicon.ico", include_in_schema=False)
     def favicon() -> Response:
@@ -176,8 +175,3 @@ _CSP = (
     "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
-
-
-@cache
-def _page_html() -> str:
-    return files("deepresearch.server").joinpath("static/index.html").read_text(encoding="utf-8")

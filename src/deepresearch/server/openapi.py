@@ -4,8 +4,9 @@ FastAPI's own schema describes its defaults, not this service: a 422 whose ``det
 (ours is a string, with a ``code``), no 400 for a body that is no JSON, no 413 from the body limit
 or 403 from the browser guard, SSE streams as plain strings, and any search backend or override
 as acceptable. :func:`service_openapi` starts from FastAPI's schema and corrects it from the
-server's settings, once per app: the search backends this server enables, the limits a request
-may only lower, the errors of the layers around the routes and the events a stream sends.
+server's settings, once per app: the search backends this server enables and the export formats
+(both read from their registries), the limits a request may only lower, the errors of the layers
+around the routes and the events a stream sends.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from fastapi.openapi.utils import get_openapi
 from pydantic.json_schema import models_json_schema
 
 from deepresearch.events import EVENT_DATA, EVENT_TYPES
+from deepresearch.export import FORMATS
 from deepresearch.server.schemas import ErrorBody, StreamMessage
 from deepresearch.settings import REQUEST_SETTINGS, Settings
 
@@ -52,6 +54,8 @@ def service_openapi(app: FastAPI, settings: Settings, *, guarded: bool) -> dict[
             _correct_errors(operation, guarded=guarded, team=settings.jobs_backend == "celery")
             if path == "/research/stream" and "parameters" in operation:
                 _describe_query(operation, settings, overrides)
+            if path == "/tasks/{job_id}/report":
+                _name_formats(operation)
             stream = operation["responses"].get("200", {}).get("content", {}).get("text/event-stream")
             if stream is not None:
                 stream["schema"] = {"$ref": REF.format(model="ServerSentEvent")}
@@ -152,6 +156,13 @@ def _describe_query(operation: dict[str, Any], settings: Settings, overrides: di
             declared[name]["schema"] = prop
         else:
             params.append({"name": name, "in": "query", "required": False, "schema": prop})
+
+
+def _name_formats(operation: dict[str, Any]) -> None:
+    """``?format=`` takes the registered export formats."""
+    for param in operation.get("parameters", []):
+        if param["name"] == "format":
+            param["schema"]["enum"] = list(FORMATS.names())
 
 
 def _correct_errors(operation: dict[str, Any], *, guarded: bool, team: bool = False) -> None:

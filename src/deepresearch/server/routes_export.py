@@ -8,48 +8,52 @@ from fastapi import APIRouter, Query, Response
 from starlette.concurrency import run_in_threadpool
 
 from deepresearch.errors import ConflictError
-from deepresearch.export import MEDIA_TYPES, Format, render
+from deepresearch.export import FORMATS, render, resolve_format
 from deepresearch.jobs.base import JobsBackend
 from deepresearch.result import ResearchResult
 from deepresearch.server.schemas import ErrorBody
 
-RESPONSES: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "The report in the asked format.",
-        "content": {media.split(";")[0]: {} for media in MEDIA_TYPES.values()},
-    },
-    404: {"model": ErrorBody, "description": "No such job."},
-    409: {"model": ErrorBody, "description": "The job has not completed (queued, running or failed)."},
-}
-FILE_NAMES = {"md": "report.md", "html": "report.html", "pdf": "report.pdf", "docx": "report.docx"}
+
+def responses() -> dict[int | str, dict[str, Any]]:
+    """The route's answers: one media type per registered format, read when the app is built."""
+    return {
+        200: {
+            "description": "The report in the asked format.",
+            "content": {fmt.media_type.split(";")[0]: {} for fmt in FORMATS},
+        },
+        404: {"model": ErrorBody, "description": "No such job."},
+        409: {"model": ErrorBody, "description": "The job has not completed (queued, running or failed)."},
+    }
 
 
 def export_router(manager: JobsBackend) -> APIRouter:
     router = APIRouter(prefix="/tasks", tags=["jobs"])
+    names = ", ".join(FORMATS.names())
 
     @router.get(
         "/{job_id}/report",
         response_class=Response,
-        responses=RESPONSES,
-        summary="A completed job's report: md, html (one self-contained file), pdf, docx or json",
+        responses=responses(),
+        summary=f"A completed job's report, in one of the export formats ({names})",
     )
     async def job_report(
         job_id: str,
-        format: Annotated[Format, Query(description="md, html, pdf, docx or json.")] = "md",
+        format: str = Query("md", description=f"One of: {names}."),
         fragment: Annotated[
             bool, Query(description="html only: the report's <article>, as the web page shows it.")
         ] = False,
     ) -> Response:
+        fmt = resolve_format(format)
         result = await run_in_threadpool(completed_result, manager, job_id)
-        if format == "html" and fragment:
+        if fmt.name == "html" and fragment:
             from deepresearch.export.html import report_fragment
 
-            return Response(report_fragment(result), media_type=MEDIA_TYPES["html"])
-        body = await run_in_threadpool(render, result, format)
+            return Response(report_fragment(result), media_type=fmt.media_type)
+        body = await run_in_threadpool(render, result, fmt)
         headers = {}
-        if format in FILE_NAMES:
-            headers["Content-Disposition"] = f'attachment; filename="{FILE_NAMES[format]}"'
-        return Response(body, media_type=MEDIA_TYPES[format], headers=headers)
+        if fmt.download:
+            headers["Content-Disposition"] = f'attachment; filename="report{fmt.suffixes[0]}"'
+        return Response(body, media_type=fmt.media_type, headers=headers)
 
     return router
 

@@ -47,7 +47,7 @@ def judge(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str, 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="deepresearch-ground") as pool:
         grounded = pool.submit(ground_answer, state["question"], sources, weights=ctx.answer_weights)
         if ctx.use_model_judge:
-            model_view, error = _model_judgements(state, runtime)
+            model_view, error = _model_judgements(state, runtime, rounds_left(state, ctx))
             judgements = [_blend(j, model_view.get(j.task_id)) for j in judgements]
             if error:
                 fallbacks.append(f"judge: {error}; kept the code-side relevance")
@@ -60,6 +60,7 @@ def judge(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict[str, 
     runtime.stream_writer(event("evaluation", step="judge", **evaluation.model_dump()))
     return {
         "evaluations": [evaluation],
+        "another_round": rounds_left(state, ctx) and not evaluation.enough,
         "fallbacks": fallbacks,
         "timings": {"judge": time.perf_counter() - started},
     }
@@ -114,14 +115,19 @@ def summarize_round(round_number: int, tasks: list[TaskJudgement], threshold: fl
     )
 
 
+def rounds_left(state: ResearchState, ctx: ResearchContext) -> bool:
+    """Whether the run's round limit (``MAX_WEB_RESEARCH_LOOPS``, read here and nowhere else in
+    the graph) allows a round after this one."""
+    return state["round"] < ctx.settings.max_web_research_loops
+
+
 def _model_judgements(
-    state: ResearchState, runtime: Runtime[ResearchContext]
+    state: ResearchState, runtime: Runtime[ResearchContext], more: bool
 ) -> tuple[dict[int, ModelJudgement], str | None]:
     ctx = runtime.context
     judged = [t for t in state["tasks"] if t.status == "completed"]
     if not judged:
         return {}, None
-    more = state["round"] < ctx.settings.max_web_research_loops
     messages = judge_messages(
         state["question"],
         judged,

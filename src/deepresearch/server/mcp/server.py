@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 import anyio.from_thread
@@ -25,7 +25,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp_types import Resource as MCPResource
 from pydantic import BaseModel, Field
 
-from deepresearch.errors import DeepResearchError, JobNotFoundError
+from deepresearch.errors import ConfigurationError, DeepResearchError, JobNotFoundError
 from deepresearch.events import Event
 from deepresearch.jobs.base import JobsBackend
 from deepresearch.result import ResearchResult
@@ -145,13 +145,17 @@ def _tools(service: Service, manager: JobsBackend) -> list[Callable[..., Any]]:
         """A job's status, phase, progress (0-1) and tasks; report_uri once it has completed."""
         return await anyio.to_thread.run_sync(job_state, manager, job_id)
 
-    async def get_report(job_id: str, format: Literal["md", "json", "html"] = "md") -> str:
-        """A completed job's report: Markdown (default), the whole result as JSON, or one HTML file."""
-        from deepresearch.export import render
+    async def get_report(job_id: str, format: str = "md") -> str:
+        """A completed job's report in a text export format: Markdown (`md`, the default), the whole
+        result as `json`, one `html` file, or any other text format the server registers."""
+        from deepresearch.export import render, resolve_format
         from deepresearch.server.routes_export import completed_result
 
+        fmt = resolve_format(format)
+        if fmt.binary:
+            raise ConfigurationError(f"{fmt.name} is a binary format: ask the HTTP API for it")
         result = await anyio.to_thread.run_sync(completed_result, manager, job_id)
-        return render(result, format).decode("utf-8")
+        return render(result, fmt).decode("utf-8")
 
     async def search_notes(query: str, limit: int = 5) -> list[NoteHit]:
         """Search the notes earlier research runs kept (one per task, one per report)."""
