@@ -18,11 +18,10 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from fit_answers import Row, grounded, outcomes, run_rows, summary
+from fit_answers import Row, gate_from, grounded, outcomes, run_rows, summary
 
 import deepresearch.answers.evidence as evidence
 import deepresearch.answers.features as features
-from deepresearch.answers.learned import confidence_gate
 
 RULES = [*features.SHAPE_FACTORS, "BRIDGE_PENALTY", "PROXIMITY_WEIGHT"]
 
@@ -66,10 +65,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--set", action="append", required=True, help="NAME=RUNS_FOLDER (repeatable)")
     parser.add_argument("--only", help="comma-separated rules (default: every rule)")
+    parser.add_argument(
+        "--weights", type=Path, help="weights file to gate with (default: shipped)"
+    )
     args = parser.parse_args()
     sets = {name: run_rows([Path(folder)]) for name, folder in (s.split("=", 1) for s in args.set)}
     rules = ["shipped", "soft=off", *(args.only.split(",") if args.only else RULES)]
-    gate = grounded(confidence_gate(None))
+    gate = grounded(gate_from(args.weights))
     print("rule".ljust(18) + "".join(f"{n} (n={len(r)})".ljust(22) for n, r in sets.items()))
     for rule in rules:
         with switched_off(rule):

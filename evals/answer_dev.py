@@ -78,10 +78,20 @@ def stored_source(data: dict[str, Any]) -> Source:
     return Source(**{"url": f"doc://{data.get('doc_id')}", **data})
 
 
+QUESTION_FILES = [
+    EVAL / "questions.jsonl",
+    Path(__file__).resolve().parent / "data" / "twowiki_questions.jsonl",
+    OUT / "reworded.jsonl",  # written by `python evals/reworded.py write`
+]
+
+
 def rows_from_runs(folders: Sequence[Path]) -> list[dict[str, Any]]:
-    """One row (qid, question, answers, stored sources) per run folder whose question is in the
-    eval's questions file, in folder order."""
-    questions = {" ".join(q.question.split()): q for q in load_questions(EVAL / "questions.jsonl")}
+    """One row (qid, question, answers, stored sources) per run folder whose question is in one
+    of the questions files the evals use (:data:`QUESTION_FILES`: the shared set, the 2Wiki dev
+    set, the rewordings), in folder order."""
+    questions = {
+        " ".join(q.question.split()): q for path in QUESTION_FILES if path.is_file() for q in load_questions(path)
+    }
     rows = []
     for result in sorted(f for folder in folders for f in folder.glob("*/result.json")):
         data = json.loads(result.read_text(encoding="utf-8"))

@@ -47,9 +47,10 @@ import numpy as np
 from answer_dev import rows_from_runs, stored_source
 
 from deepresearch.answers.evidence import rank_sentences, sentence_pool
+from deepresearch.answers.feature_set import CONFIDENCE_FEATURES as DECLARED
 from deepresearch.answers.features import confidence_features, occurrences, score_candidates
 from deepresearch.answers.ground import ground_answer
-from deepresearch.answers.learned import WEIGHTS_FILE, AnswerWeights, Linear
+from deepresearch.answers.learned import WEIGHTS_FILE, AnswerWeights, Linear, confidence_gate, read_weights
 from deepresearch.answers.question import QuestionFrame, frame_question
 from deepresearch.citations import Source
 from deepresearch.evaluation.dataset import half_of
@@ -64,10 +65,7 @@ CANDIDATE_FEATURES = (
     "year_number", "not_person", "defined", "subject", "nationality", "quoted", "acronym",
     "acronym_asked", "place_cue",
 )  # fmt: skip
-CONFIDENCE_FEATURES = (
-    "score", "margin", "coverage", "names", "names_sentence", "supported", "candidates", "via",
-    "kind_person", "kind_place", "kind_date", "kind_number", "kind_entity",
-)  # fmt: skip
+CONFIDENCE_FEATURES = tuple(DECLARED)
 
 
 @dataclass(frozen=True)
@@ -389,5 +387,14 @@ def main() -> None:
         print(f"wrote {path}")
 
 
+def gate_from(path: Path | None) -> AnswerWeights | None:
+    """The default gate of the answer line from a weights file (``--weights``, e.g. an earlier
+    fit kept to measure against), or the shipped one when ``path`` is None."""
+    if path is None:
+        return confidence_gate(None)
+    return replace(read_weights(path), candidate=None, one_hop_outright=True)
+
+
 if __name__ == "__main__":
     main()
+

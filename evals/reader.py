@@ -25,10 +25,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fit_answers import Row, _open, _ranked, run_rows
+from fit_answers import Row, _open, _ranked, gate_from, run_rows
 
 from deepresearch.answers.ground import ground_answer
-from deepresearch.answers.learned import confidence_gate
 from deepresearch.answers.reader import (
     MAX_TOKENS,
     SCHEMA,
@@ -67,9 +66,9 @@ def read(args: argparse.Namespace, sets: dict[str, list[Row]]) -> None:
         print(f"{done}/{len(rows)} {time.monotonic() - started:.0f}s", flush=True)
 
 
-def policies(row: Row, cached: dict[str, Any] | None, top: int) -> dict[str, str | None]:
+def policies(row: Row, cached: dict[str, Any] | None, top: int, gate: Any) -> dict[str, str | None]:
     """Each way of combining code's answer line and the reader's: the answer it states or None."""
-    got = ground_answer(row.question, row.sources, weights=confidence_gate(None))
+    got = ground_answer(row.question, row.sources, weights=gate)
     code = got.text if got.status != "abstained" else None
     reader = None
     if cached is not None and _open(row.frame):
@@ -88,10 +87,11 @@ def policies(row: Row, cached: dict[str, Any] | None, top: int) -> dict[str, str
 
 def score(args: argparse.Namespace, sets: dict[str, list[Row]]) -> None:
     cache = json.loads(Path(args.cache_file).read_text())
+    gate = gate_from(args.weights)
     for name, rows in sets.items():
         table: dict[str, list[int]] = {}
         for row in rows:
-            for policy, answer in policies(row, cache.get(row.qid), args.top).items():
+            for policy, answer in policies(row, cache.get(row.qid), args.top, gate).items():
                 counts = table.setdefault(policy, [0, 0, 0])
                 counts[0] += 1
                 counts[1] += answer is not None
@@ -113,6 +113,9 @@ def main() -> None:
     reading.add_argument("--cache", default="/tmp/deepresearch-models", help="where split models are joined")
     scoring = commands.add_parser("score", help="check the cached replies and compare the policies")
     scoring.add_argument("cache_file")
+    scoring.add_argument(
+        "--weights", type=Path, help="weights file to gate with (default: shipped)"
+    )
     for sub in (reading, scoring):
         sub.add_argument("--set", action="append", required=True, help="NAME=RUNS_FOLDER (repeatable)")
         sub.add_argument(

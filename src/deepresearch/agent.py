@@ -17,6 +17,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from deepresearch.answers.learned import weights_notice
 from deepresearch.citations import Source, renumber_citations, report_numbers
 from deepresearch.domain import TodoItem
 from deepresearch.errors import (
@@ -309,6 +310,9 @@ def _build_context(
         search = build_search(settings, notice=setup.append)
         stack.callback(search.close)
     notes = NoteStore(settings.resolved_notes_workspace) if settings.enable_notes else None
+    stale = weights_notice()
+    if stale:
+        setup.append(stale)
     cancelled = cancel if cancel is not None else threading.Event()
     meter = MeteredModel(model)
     return ResearchContext(

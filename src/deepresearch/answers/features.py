@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from deepresearch.answers.candidates import YEAR, candidates
 from deepresearch.answers.evidence import LIST_GLUE, Ranked, Sentence, list_runs
+from deepresearch.answers.feature_set import OPEN_KINDS
 from deepresearch.answers.gazetteer import country_or_state, in_class, wider_place
 from deepresearch.answers.learned import Linear
 from deepresearch.answers.question import AnswerKind, QuestionFrame
@@ -85,16 +86,15 @@ _ASKS_NATIONALITY = re.compile(r"\b(?:nationality|language|citizen|in common|eth
 def confidence_features(
     frame: QuestionFrame, scored: Sequence[tuple[str, float, Ranked]], hand_set: bool = False
 ) -> dict[str, float]:
-    """What the confidence model weighs: the best candidate's score (log-odds, or the log of a
-    ``hand_set`` score), its margin over the next, how much of the question (and of its names)
-    its evidence chain covers, how many of the names its own sentence holds, how many candidates
-    compete, and the kind of answer asked for."""
+    """The declared features (:data:`~deepresearch.answers.feature_set.CONFIDENCE_FEATURES`) of
+    the best candidate: its score (log-odds, or the log of a ``hand_set`` score), its margin over
+    the next, how much of the question (and of its names) its evidence chain covers, how many of
+    the names its own sentence holds, how many candidates compete, and the kind of answer asked."""
     scores = [math.log(max(s, 1e-3)) if hand_set else s for _, s, _ in scored[:2]]
     evidence = scored[0][2]
-    score = scores[0]
     margin = scores[0] - scores[1] if len(scores) > 1 else 4.0
     features = {
-        "score": score,
+        "score": scores[0],
         "margin": min(margin, 4.0),
         "coverage": evidence.coverage,
         "names": _names_share(frame, evidence),
@@ -103,7 +103,7 @@ def confidence_features(
         "candidates": math.log(len(scored)),
         "via": float(evidence.via is not None),
     }
-    features[f"kind_{frame.kind}"] = 1.0
+    features.update({f"kind_{kind}": float(frame.kind == kind) for kind in OPEN_KINDS})
     return features
 
 

@@ -23,6 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from deepresearch.answers.feature_set import CONFIDENCE_FEATURES, feature_set_hash
 from deepresearch.errors import ConfigurationError
 
 WEIGHTS_FILE = "answer_weights.json"
@@ -110,13 +111,37 @@ def confidence_gate(min_confidence: float | None) -> AnswerWeights | None:
     confidence was fitted on multi-hop questions only; see ``ground._states_it_all``); a
     threshold asked for is the confidence's alone."""
     shipped = shipped_weights()
+    if shipped is not None and weights_problem(shipped):
+        shipped = None
     if shipped is None and min_confidence is not None:
         raise ConfigurationError(
-            f"ANSWER_MIN_CONFIDENCE needs the fitted weights data/{WEIGHTS_FILE}, which this install "
-            "lacks; reinstall deepresearch or unset ANSWER_MIN_CONFIDENCE"
+            f"ANSWER_MIN_CONFIDENCE needs fitted weights data/{WEIGHTS_FILE} that match this code's "
+            f"features ({weights_notice() or 'the file is missing'}); reinstall deepresearch or unset "
+            "ANSWER_MIN_CONFIDENCE"
         )
     if shipped is None:
         return None
     if min_confidence is None:
         return replace(shipped, candidate=None, one_hop_outright=True)
     return replace(shipped, candidate=None, threshold=min_confidence)
+
+
+def weights_problem(weights: AnswerWeights) -> str | None:
+    """Why ``weights`` cannot score this code's features (fitted on another declared feature set:
+    a feature renamed, added, dropped or computed anew), or None when they can."""
+    fitted = weights.meta.get("feature_hash")
+    if fitted == feature_set_hash() and set(weights.confidence.weights) <= set(CONFIDENCE_FEATURES):
+        return None
+    return (
+        f"the shipped answer weights were fitted on feature set {fitted or '(unrecorded)'}, "
+        f"the code declares {feature_set_hash()}"
+    )
+
+
+def weights_notice() -> str | None:
+    """A line for the run's notices and ``doctor`` when the shipped weights are not used, else None."""
+    shipped = shipped_weights()
+    problem = weights_problem(shipped) if shipped is not None else f"data/{WEIGHTS_FILE} is missing"
+    if problem is None:
+        return None
+    return f"{problem}: the answer line uses the hand-set support gate (refit: python evals/refit.py --write)"

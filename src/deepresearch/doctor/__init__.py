@@ -32,7 +32,19 @@ def run_checks(settings: Settings, *, probe: bool = True) -> list[Check]:
     from deepresearch.doctor.cluster import cluster_checks
 
     checks = [_provider(settings), *_model_checks(settings, probe), _index(settings), _workspaces(settings)]
-    return [*checks, *cluster_checks(settings), *_misspelled()]
+    return [*checks, _answer_weights(), *cluster_checks(settings), *_misspelled()]
+
+
+def _answer_weights() -> Check:
+    """Whether the answer line's fitted confidence matches the code's declared features."""
+    from deepresearch.answers.learned import weights_notice
+
+    notice = weights_notice()
+    if notice is None:
+        return Check("answer weights", True, "the fitted confidence matches the code's declared features")
+    return Check(
+        "answer weights", False, notice, "reinstall deepresearch, or refit: python evals/refit.py --write"
+    )
 
 
 def _misspelled() -> list[Check]:

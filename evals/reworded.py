@@ -1,0 +1,90 @@
+"""The shared dev questions in other words, as an eval set of their own, and the pairs scored.
+
+    python evals/reworded.py write                       # evals/out/reworded.jsonl (120 questions)
+    DEEPRESEARCH_HOME=/tmp/ev/reworded deepresearch eval evals/out/reworded.jsonl \
+        --corpus ../shared/eval/corpus.jsonl --seed 0
+    python evals/reworded.py pairs --originals /tmp/ev/dev/runs --reworded /tmp/ev/reworded/runs
+
+``write`` turns ``evals/data/rewordings_dev.jsonl`` (two rewordings by hand of 60 dev-half
+questions) into questions with the original's answers and gold passages (qid ``<qid>#r1``,
+``#r2``), so ``deepresearch eval`` measures them like any set. ``pairs`` answers, offline, on the
+sources each run read: a pair (the original and one rewording) gives the same answer when the
+normalised answers are equal, both abstain, or both match the gold; it prints the share of same
+answers and answer_match of originals and rewordings (the issue's target: same on ≥ 80 % of pairs,
+answer_match within 0.03).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from answer_dev import EVAL, OUT
+from fit_answers import Row, gate_from, run_rows
+
+from deepresearch.answers.ground import ground_answer
+from deepresearch.answers.learned import AnswerWeights
+from deepresearch.evaluation.scoring import answer_match, normalize_answer
+
+REWORDINGS = Path(__file__).resolve().parent / "data" / "rewordings_dev.jsonl"
+
+
+def write() -> Path:
+    originals = {q["qid"]: q for q in map(json.loads, (EVAL / "questions.jsonl").open(encoding="utf-8"))}
+    out = OUT / "reworded.jsonl"
+    OUT.mkdir(exist_ok=True)
+    with out.open("w", encoding="utf-8") as lines:
+        for entry in map(json.loads, REWORDINGS.open(encoding="utf-8")):
+            original = originals[entry["qid"]]
+            for n, text in enumerate(entry["paraphrases"], 1):
+                row = {**original, "qid": f"{entry['qid']}#r{n}", "question": text}
+                row.pop("supporting_facts", None)
+                lines.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return out
+
+
+def _answer(row: Row, gate: AnswerWeights | None) -> tuple[str | None, bool]:
+    got = ground_answer(row.question, row.sources, weights=gate)
+    stated = got.text if got.status != "abstained" else None
+    return stated, bool(stated and answer_match(stated, row.answers))
+
+
+def _same(a: tuple[str | None, bool], b: tuple[str | None, bool]) -> bool:
+    if a[0] is None or b[0] is None:
+        return a[0] is None and b[0] is None
+    return normalize_answer(a[0]) == normalize_answer(b[0]) or (a[1] and b[1])
+
+
+def pairs(originals: Path, reworded: Path, gate: AnswerWeights | None) -> dict[str, float]:
+    by_qid = {r.qid: _answer(r, gate) for r in run_rows([originals])}
+    scored = [(r.qid.split("#")[0], _answer(r, gate)) for r in run_rows([reworded])]
+    kept = [(by_qid[q], a) for q, a in scored if q in by_qid]
+    asked = {q for q, _ in scored}
+    return {
+        "pairs": len(kept),
+        "same_answer": round(sum(_same(o, a) for o, a in kept) / len(kept), 3) if kept else 0.0,
+        "answer_match_originals": round(sum(by_qid[q][1] for q in asked if q in by_qid) / len(asked), 3),
+        "answer_match_rewordings": round(sum(a[1] for _, a in scored) / len(scored), 3) if scored else 0.0,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("write", help="write evals/out/reworded.jsonl")
+    scoring = commands.add_parser("pairs", help="same answer across wordings, on the runs' own sources")
+    scoring.add_argument("--originals", type=Path, required=True, help="runs of the dev half")
+    scoring.add_argument("--reworded", type=Path, required=True, help="runs of evals/out/reworded.jsonl")
+    scoring.add_argument(
+        "--weights", type=Path, help="weights file to gate with (default: shipped)"
+    )
+    args = parser.parse_args()
+    if args.command == "write":
+        print(write())
+    else:
+        print(json.dumps(pairs(args.originals, args.reworded, gate_from(args.weights)), indent=2))
+
+
+if __name__ == "__main__":
+    main()
