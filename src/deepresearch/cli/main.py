@@ -254,10 +254,12 @@ def serve(
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
 ) -> None:
     """Serve the HTTP API (/docs) and the web page (/) until interrupted."""
+    from deepresearch.server.security import refuse_open_cors
     from deepresearch.server.serve import serve as run_server
 
     with friendly_errors():
         settings = Settings.load()
+        refuse_open_cors(settings)
     err.print(f"[dim]deepresearch serving on http://{host}:{port} (jobs: {_jobs_home(settings)})[/dim]")
     run_server(settings, host=host, port=port)
 
