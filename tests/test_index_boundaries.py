@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
+
+import pytest
 
 from deepresearch.index.loaders import IndexLimits
 from deepresearch.index.store import DocumentIndex
@@ -77,3 +82,42 @@ def test_a_docx_that_unpacks_past_the_cap_is_skipped(tmp_path: Path) -> None:
 
     assert stats.files_skipped == 1 and stats.files_indexed == 1
     assert any("bomb.docx: unpacks to more than the 1,048,576-byte cap" in m for m in messages)
+
+
+def _without_root_powers() -> list[str]:
+    """A command prefix under which permissions bind: root reads any file, so drop its power to
+    override them (setpriv, util-linux) when the tests run as root."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.fail("running as root needs setpriv (util-linux) to test permission denied")
+    return [setpriv, "--bounding-set=-dac_override,-dac_read_search", "--"]
+
+
+def test_fifos_devices_and_unreadable_paths_are_named_and_counted_as_skipped(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    (folder / "locked.txt").write_text("The harbour master keeps the log.\n")
+    (folder / "locked.txt").chmod(0)
+    (folder / "shut").mkdir()
+    (folder / "shut" / "inner.txt").write_text("Buoys mark the channel.\n")
+    (folder / "shut").chmod(0)
+    fifo = tmp_path / "given.txt"
+    os.mkfifo(fifo)
+    command = [sys.executable, "-m", "deepresearch.cli.main", "index", str(folder), str(fifo), os.devnull]
+    env = {**os.environ, "DEEPRESEARCH_HOME": str(tmp_path / "home")}
+
+    try:
+        done = subprocess.run(
+            [*_without_root_powers(), *command], env=env, capture_output=True, text=True, timeout=60
+        )
+    finally:
+        (folder / "shut").chmod(0o755)
+
+    assert done.returncode == 0, done.stderr
+    err = " ".join(done.stderr.split())
+    assert f"skipped {fifo}: not a regular file but a FIFO" in err
+    assert f"skipped {os.devnull}: not a regular file but a character device" in err
+    assert f"skipped {folder / 'locked.txt'}: unreadable (Permission denied)" in err
+    assert f"skipped {folder / 'shut'}: unreadable (Permission denied)" in err
+    assert "indexed 1 file(s)" in err and "4 skipped" in err

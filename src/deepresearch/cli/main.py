@@ -166,6 +166,7 @@ def index_cmd(
         with DocumentIndex(target, embedder_for(settings)) as store:
             stats = store.index_paths(paths, progress=lambda m: err.print(f"[dim]{m}[/dim]"), limits=limits)
     skipped = f", {stats.files_skipped} skipped (see above)" if stats.files_skipped else ""
+    skipped += f", {stats.files_failed} failed (see above)" if stats.files_failed else ""
     err.print(
         f"indexed {stats.files_indexed} file(s), {stats.files_skipped_unchanged} unchanged, "
         f"{stats.files_removed} removed{skipped}; {stats.passages_total} passages in {target} "

@@ -78,10 +78,23 @@ def skip_reason(path: Path, root: Path | None, limits: IndexLimits) -> str | Non
     if root is not None and not resolved.is_relative_to(root):
         return f"a link to {resolved}, outside {root}"
     if not stat.S_ISREG(info.st_mode):
-        return "not a regular file"
+        return f"not a regular file but {_file_kind(info.st_mode)}: only regular files are read"
     if info.st_size > limits.max_file_bytes:
         return f"{info.st_size:,} bytes, over the {limits.max_file_bytes:,}-byte cap (INDEX_MAX_FILE_MB)"
     return None
+
+
+_FILE_KINDS: tuple[tuple[Callable[[int], bool], str], ...] = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+def _file_kind(mode: int) -> str:
+    return next((name for test, name in _FILE_KINDS if test(mode)), "a special file")
 
 
 def unpacked_too_large(data: bytes, limit: int) -> bool:
@@ -99,9 +112,17 @@ def is_supported(path: Path) -> bool:
     return path.suffix.lower() in SUPPORTED_SUFFIXES
 
 
-def iter_supported_files(root: Path) -> Iterator[Path]:
-    """Supported files under ``root``, recursively, in sorted order, skipping hidden entries."""
-    for dirpath, dirnames, filenames in os.walk(root):
+def iter_supported_files(
+    root: Path, on_error: Callable[[Path, OSError], None] | None = None
+) -> Iterator[Path]:
+    """Supported files under ``root``, recursively, in sorted order, skipping hidden entries;
+    ``on_error`` hears of each folder that cannot be listed (permission denied …)."""
+
+    def unlistable(exc: OSError) -> None:
+        if on_error is not None:
+            on_error(Path(exc.filename), exc)
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unlistable):
         dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
         for name in sorted(filenames):
             path = Path(dirpath, name)
