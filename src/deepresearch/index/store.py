@@ -45,7 +45,7 @@ from deepresearch.index.loaders import (
     iter_supported_files,
     load_file,
     skip_reason,
-    unpacked_too_large,
+    unpacked_problem,
 )
 from deepresearch.index.query import fts_query
 from deepresearch.sqlite import immediate, migrate, use_wal
@@ -376,11 +376,11 @@ class DocumentIndex:
             tally["files_failed"] += 1
             report(f"failed {path}: {exc}")
             return
-        if path.suffix.lower() == ".docx" and unpacked_too_large(data, read.limits.max_unpacked_bytes):
-            cap = read.limits.max_unpacked_bytes
-            self._skip(
-                path, f"unpacks to more than the {cap:,}-byte cap (INDEX_MAX_UNPACKED_MB)", tally, report
-            )
+        problem = (
+            unpacked_problem(data, read.limits.max_unpacked_bytes) if path.suffix.lower() == ".docx" else None
+        )
+        if problem is not None:
+            self._skip(path, problem, tally, report)
             return
         digest = hashlib.sha256(data).hexdigest()
         if self._known_digest(str(path)) == digest:
