@@ -36,6 +36,10 @@ _BOOKKEEPING = re.compile(
 """Notices about how the run went about its work (the plan's drops and top-ups, the role, the
 judge's or a summary's fallback, the rounds, old run folders): kept in the result's ``fallbacks``
 and ``notices``, but no limit of the report, since none changes how far its answer can be trusted."""
+_MODEL_FAILED = re.compile(r"^(plan|role|judge|report|task \d+): (?:model call failed|model summary failed)")
+"""A step whose model call failed (the server down or answering errors) and code stood in: a limit
+of the report, said once with the steps (a model answering 500 to every call still gives a
+report built from the evidence, and exit 0)."""
 
 
 @dataclass
@@ -362,6 +366,10 @@ def _limits(inp: ReportInput, h: dict[str, str], state: _Body) -> str:
         lines.append(h["removed"].format(count=state.removed))
     if state.dropped_insights:
         lines.append(h["dropped_insights"].format(count=state.dropped_insights))
+    failed = [m.group(1) for m in map(_MODEL_FAILED.match, inp.notices) if m]
+    if failed:
+        steps = ", ".join(dict.fromkeys(failed))
+        lines.append(h["model_failed"].format(count=len(failed), steps=steps))
     lines.extend(literal(n) for n in inp.notices if not _BOOKKEEPING.match(n))
     return "\n".join(f"> - {line}" for line in lines)
 

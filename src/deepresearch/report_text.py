@@ -28,6 +28,10 @@ HEADINGS: dict[str, dict[str, str]] = {
         "off_topic": "The passages this task read were not about the question (or were quoted above).",
         "removed": "{count} citation(s) naming no source read by this run were removed.",
         "dropped_insights": "{count} insight(s) left out: the passage they cite does not support them.",
+        "model_failed": (
+            "The model failed at {count} step(s) ({steps}): code stood in for it there, so those parts "
+            "rest on the quoted evidence alone, with no model judgement."
+        ),
         "unverified": "The answer is unverified: no sentence of the sources read states it.",
         "unverified_mark": "unverified",
         "evidence_for": "From",
@@ -60,6 +64,10 @@ HEADINGS: dict[str, dict[str, str]] = {
         "off_topic": "此任务读取的段落与问题无关（或已在上文引用）。",
         "removed": "已移除 {count} 个不对应任何已读来源的引用。",
         "dropped_insights": "已略去 {count} 条洞见：其引用的段落不支持该说法。",
+        "model_failed": (
+            "模型在 {count} 个步骤（{steps}）中调用失败：这些部分由代码代为完成，"
+            "仅依据引用的证据，没有模型的判断。"
+        ),
         "unverified": "答案未经证实：已读来源中没有句子陈述它。",
         "unverified_mark": "未经证实",
         "evidence_for": "出处",
@@ -95,6 +103,10 @@ HEADINGS: dict[str, dict[str, str]] = {
         "off_topic": "Die Passagen dieser Aufgabe betrafen die Frage nicht (oder sind oben zitiert).",
         "removed": "{count} Zitat(e) ohne gelesene Quelle wurden entfernt.",
         "dropped_insights": "{count} Erkenntnis(se) ausgelassen: Die zitierte Passage stützt sie nicht.",
+        "model_failed": (
+            "Das Modell ist in {count} Schritt(en) gescheitert ({steps}): Code hat dort übernommen; diese "
+            "Teile beruhen allein auf den zitierten Belegen, ohne Urteil des Modells."
+        ),
         "unverified": "Die Antwort ist unbestätigt: Kein Satz der gelesenen Quellen sagt sie aus.",
         "unverified_mark": "unbestätigt",
         "evidence_for": "Aus",
@@ -132,6 +144,10 @@ HEADINGS: dict[str, dict[str, str]] = {
         ),
         "removed": "{count} citation(s) ne renvoyant à aucune source lue ont été retirées.",
         "dropped_insights": "{count} point(s) écarté(s) : le passage cité ne les étaye pas.",
+        "model_failed": (
+            "Le modèle a échoué à {count} étape(s) ({steps}) : le code l'a remplacé ; ces parties ne "
+            "reposent que sur les passages cités, sans jugement du modèle."
+        ),
         "unverified": "La réponse n'est pas vérifiée : aucune phrase des sources lues ne l'énonce.",
         "unverified_mark": "non vérifié",
         "evidence_for": "Source",
@@ -169,6 +185,10 @@ HEADINGS: dict[str, dict[str, str]] = {
         "off_topic": "Los pasajes leídos para esta tarea no trataban la pregunta (o ya se citan arriba).",
         "removed": "Se eliminaron {count} cita(s) que no remitían a ninguna fuente leída.",
         "dropped_insights": "Se omitieron {count} idea(s): el pasaje citado no las respalda.",
+        "model_failed": (
+            "El modelo falló en {count} paso(s) ({steps}): el código lo sustituyó; esas partes se basan "
+            "solo en los pasajes citados, sin juicio del modelo."
+        ),
         "unverified": "La respuesta no está verificada: ninguna frase de las fuentes leídas la afirma.",
         "unverified_mark": "no verificado",
         "evidence_for": "De",
