@@ -5,6 +5,7 @@ no unverified answer where a sentence read states one. Each with invented inputs
 from __future__ import annotations
 
 import json
+import re
 
 from deepresearch import ResearchResult, research
 from deepresearch.llm.testing import ModelCall, ScriptedModel
@@ -68,6 +69,28 @@ def test_no_url_reaches_the_report_that_the_run_did_not_read(
     assert "<source" not in report and "Fake ref" not in report
     links = report.split("## References")[1]
     assert "doc://" in links
+
+
+FRAGMENTS = (
+    'The Orloj was built in 1410 by Mikuláš of Kadaň [2] <iframe src=" x\n'
+    "[3]:\n"
+    "[2]: clock-face.png\n"
+    "It is mounted on the Old Town Hall in Prague [2]."
+)
+
+
+def test_a_cut_off_tag_and_a_typed_reference_definition_do_not_reach_the_report(
+    settings: Settings, local_search: LocalSearch
+) -> None:
+    """A tag cut off before its ``>`` would swallow the rest of the line as attributes in a viewer
+    that renders HTML; ``[2]: clock-face.png`` would turn every ``[2]`` of the report into a link."""
+    model = ScriptedModel({"report": _draft, "summarize": FRAGMENTS})
+
+    report = _run(settings, local_search, model).report_markdown
+
+    assert "<iframe" not in report and 'src="' not in report
+    assert not re.search(r"(?m)^\s*\[\d+\]:", report) and "clock-face.png" not in report
+    assert "built in 1410 by Mikuláš of Kadaň" in report and "mounted on the Old Town Hall" in report
 
 
 def test_a_summary_that_only_lists_the_sources_or_restates_the_question_is_replaced(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from deepresearch.errors import DeepResearchError
+from deepresearch.errors import DeepResearchError, StorageFullError
 from deepresearch.notes import NoteStore
 from deepresearch.runs import RUN_FILE, RunFolder, RunStore, slugify
 
@@ -144,7 +144,7 @@ def test_failed_write_removes_temporary_file(tmp_path: Path, monkeypatch: pytest
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", failing_replace)
-    with pytest.raises(DeepResearchError, match="writable"):
+    with pytest.raises(StorageFullError, match="free space on that disk"):
         run.write_text("b.md", "b")
     monkeypatch.undo()
     assert [p.name for p in run.path.iterdir()] == [RUN_FILE]

@@ -11,11 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, Field
 
 from deepresearch.text import CITATION, cited_numbers
+from deepresearch.untrusted import markdown_literal
 
 _TRACKING = re.compile(r"^(utm_|fbclid|gclid)")
 _T = TypeVar("_T")
@@ -134,14 +135,34 @@ def renumber_citations(text: str, numbers: dict[int, int]) -> str:
 
 
 def render_references(sources: Sequence[Source], *, fallback_label: str = "fallback") -> str:
-    """Markdown list of ``sources`` numbered 1..N in the given order, fallback sources marked."""
+    """Markdown list of ``sources`` numbered 1..N in the given order, fallback sources marked.
+
+    Titles and document ids come from pages and corpora, so they are written as Markdown that does
+    nothing (:func:`~deepresearch.untrusted.markdown_literal`), and a URL that could end its link
+    early (a space, an angle bracket, a parenthesis) is written as a ``<…>`` destination."""
     lines = []
     for number, source in enumerate(sources, 1):
         flag = f" *({fallback_label})*" if source.is_fallback else ""
-        doc = f" — `{source.doc_id}`" if source.doc_id else ""
-        lines.append(f"{number}. [{_escape(source.title)}]({source.url}){doc}{flag}")
+        doc = f" — {code_span(source.doc_id)}" if source.doc_id else ""
+        title = markdown_literal(source.title) or "untitled"
+        lines.append(f"{number}. [{title}]({link_destination(source.url)}){doc}{flag}")
     return "\n".join(lines)
 
 
-def _escape(title: str) -> str:
-    return title.replace("[", "(").replace("]", ")").replace("\n", " ").strip() or "untitled"
+_PLAIN_URL = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'*+,;=%]*")
+_URL_BREAKERS = re.compile(r"[\s<>\\]")
+
+
+def link_destination(url: str) -> str:
+    """``url`` as a Markdown link destination that ends where the URL does."""
+    if _PLAIN_URL.fullmatch(url):
+        return url
+    return "<" + _URL_BREAKERS.sub(lambda m: quote(m.group(), safe=""), url) + ">"
+
+
+def code_span(text: str) -> str:
+    """``text`` on one line as a Markdown code span, fenced by more backticks than it holds."""
+    flat = " ".join(text.split())
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", flat)), default=0) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"

@@ -127,6 +127,15 @@ class UnavailableError(DeepResearchError):
     retry_after: int = 5
 
 
+class StorageFullError(DeepResearchError):
+    """The jobs database (or the disk under ``DEEPRESEARCH_HOME``) takes no more writes: the disk is
+    full, or a file-size limit is reached. Nothing was changed; send again after
+    :attr:`retry_after` seconds, once space is freed."""
+
+    code = "storage_full"
+    retry_after: int = 30
+
+
 def error_classes() -> dict[str, type[DeepResearchError]]:
     """Every error class by its code (the base class included)."""
     found: dict[str, type[DeepResearchError]] = {}

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from deepresearch.citations import Source
 from deepresearch.lexicon import OPENING_PRONOUNS, opening
 from deepresearch.text import key_stems, key_terms, rank_by_terms, sentences
+from deepresearch.untrusted import markdown_literal
 
 
 def extractive_points(
@@ -32,8 +33,9 @@ def extractive_points(
 
 
 def render_points(points: Sequence[tuple[str, int]]) -> list[str]:
-    """Lines of a Markdown list, one chunk each, so a stream shows the summary growing."""
-    return [f"- {sentence} [{source_id}]\n" for sentence, source_id in points]
+    """Lines of a Markdown list, one chunk each, so a stream shows the summary growing; each
+    quoted sentence is Markdown that does nothing (:func:`~deepresearch.untrusted.markdown_literal`)."""
+    return [f"- {markdown_literal(sentence)} [{source_id}]\n" for sentence, source_id in points]
 
 
 def cut_at_word(text: str, limit: int) -> str:

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
 
 _ERRORS = "backslashreplace"
+_DISK_FULL = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
+
+
+def disk_full(exc: OSError) -> bool:
+    """Whether ``exc`` says the disk takes no more: no space, a file-size limit, a quota."""
+    return exc.errno in _DISK_FULL
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -3,6 +3,9 @@
 Every ``[n]`` that names no source of the run is removed and counted; the rest are renumbered 1..N
 in order of first citation, and the references list exactly those, in that order. Sentences quoted
 from sources keep their subject, appear once, and come only from sources about the question.
+Whatever code quotes (a source's sentence or title, the answer, task titles, the question, notices
+naming a URL) goes in as :func:`~deepresearch.untrusted.markdown_literal`: no Markdown viewer
+shows an image, a link or HTML from page text.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from deepresearch.text import (
     stems,
     strip_citations,
 )
+from deepresearch.untrusted import markdown_literal as literal
 
 ABOUT_FLOOR = 0.5
 ESTABLISHED_SUPPORT = 0.6
@@ -42,6 +46,10 @@ _BOOKKEEPING = re.compile(
 """Notices about how the run went about its work (the plan's drops and top-ups, the role, the
 judge's or a summary's fallback, the rounds, old run folders): kept in the result's ``fallbacks``
 and ``notices``, but no limit of the report, since none changes how far its answer can be trusted."""
+_MODEL_FAILED = re.compile(r"^(plan|role|judge|report|task \d+): (?:model call failed|model summary failed)")
+"""A step whose model call failed (the server down or answering errors) and code stood in: a limit
+of the report, said once with the steps (a model answering 500 to every call still gives a
+report built from the evidence, and exit 0)."""
 
 
 @dataclass
@@ -78,7 +86,7 @@ def render_report(inp: ReportInput) -> ReportResult:
     )
     insights, marks = _insights(inp, draft, state, h)
     parts = [
-        f"# {inp.question}",
+        f"# {literal(inp.question)}",
         _answer_block(inp.answer, inp.sources, h),
         _section(h["background"], _background(inp, draft, h, state)),
         _section(h["insights"], insights),
@@ -143,18 +151,19 @@ def _answer_text(answer: GroundedAnswer | None) -> str:
 def _answer_block(answer: GroundedAnswer | None, sources: Sequence[Source], h: dict[str, str]) -> str:
     if answer is None or not answer.text:
         return ""
+    text = literal(answer.text)
     if answer.status == "abstained":
-        return f"**{h['answer']}:** {answer.text}"
+        return f"**{h['answer']}:** {text}"
     if answer.status == "unverified":
-        return f"**{h['answer']}:** {answer.text} *({h['unverified_mark']})*"
-    line = f"**{h['answer']}:** {answer.text} [{answer.source_id}]"
+        return f"**{h['answer']}:** {text} *({h['unverified_mark']})*"
+    line = f"**{h['answer']}:** {text} [{answer.source_id}]"
     if answer.status == "sentence" or not answer.sentence or answer.source_id is None:
         return line
-    said = with_subject(answer.sentence, _title(sources, answer.source_id))
+    said = literal(with_subject(answer.sentence, _title(sources, answer.source_id)))
     quote = f"*{h['evidence_for']}:* “{said}” [{answer.source_id}]"
     bridge = _via(answer)
     if bridge is not None:
-        via = with_subject(bridge[0], _title(sources, bridge[1]))
+        via = literal(with_subject(bridge[0], _title(sources, bridge[1])))
         quote += f" — {h['via']} “{via}” [{bridge[1]}]"
     return f"{line}\n\n{quote}"
 
@@ -173,7 +182,7 @@ def _background(inp: ReportInput, draft: ReportDraft, h: dict[str, str], state: 
     """The model's background, only what the sources read state (see :func:`stated_prose`)."""
     text, dropped = stated_prose(demote_headings(" ".join(draft.background.split())), inp.sources)
     state.dropped_prose += dropped
-    return text if says_something(text) else h["background_fallback"].format(question=inp.question)
+    return text if says_something(text) else h["background_fallback"].format(question=literal(inp.question))
 
 
 def _insights(inp: ReportInput, draft: ReportDraft, state: _Body, h: dict[str, str]) -> tuple[str, list[str]]:
@@ -289,15 +298,15 @@ def _is_stated(sentence: str, read: Sequence[_Read], words: bool) -> bool:
 def _answer_insights(inp: ReportInput, h: dict[str, str]) -> list[tuple[str, str]]:
     answer = inp.answer
     if answer is None or answer.status == "abstained":
-        what = inp.question.strip()
+        what = literal(inp.question)
         return [(h["unanswered"].format(question=what), "unknown")] if answer else []
     if not answer.sentence or answer.source_id is None:
         return []
     title = _title(inp.sources, answer.source_id)
-    text = f"{with_subject(answer.sentence, title)} [{answer.source_id}]"
+    text = f"{literal(with_subject(answer.sentence, title))} [{answer.source_id}]"
     bridge = _via(answer)
     if bridge is not None:
-        via = with_subject(bridge[0], _title(inp.sources, bridge[1]))
+        via = literal(with_subject(bridge[0], _title(inp.sources, bridge[1])))
         return [(f"{via} [{bridge[1]}] — {text}", "inferred")]
     return [(text, "established")]
 
@@ -353,7 +362,7 @@ def _evidence(inp: ReportInput, state: _Body, h: dict[str, str]) -> str:
         evidence = _task_evidence(task, state, seen)
         score = f" — {h['relevance'].format(score=relevance)}" if relevance is not None and evidence else ""
         summary = evidence or _no_evidence(task, h)
-        blocks.append(f"### {h['task'].format(id=task.id, title=task.title)}{score}\n\n{summary}")
+        blocks.append(f"### {h['task'].format(id=task.id, title=literal(task.title))}{score}\n\n{summary}")
     return "\n\n".join(blocks)
 
 
@@ -391,7 +400,7 @@ def _task_evidence(task: TodoItem, state: _Body, seen: set[str]) -> str:
 def _no_evidence(task: TodoItem, h: dict[str, str]) -> str:
     if task.summary.strip():
         return h["off_topic"]
-    return h["no_evidence"].format(title=task.title)
+    return h["no_evidence"].format(title=literal(task.title))
 
 
 def _risks(inp: ReportInput, draft: ReportDraft, h: dict[str, str], state: _Body) -> str:
@@ -407,7 +416,7 @@ def _risks(inp: ReportInput, draft: ReportDraft, h: dict[str, str], state: _Body
     if inp.evaluations:
         gaps = _run_gaps(inp)
         if gaps:
-            terms = ", ".join(list(dict.fromkeys(gaps))[:8])
+            terms = ", ".join(literal(g) for g in list(dict.fromkeys(gaps))[:8])
             lines.append("- " + h["gaps"].format(terms=terms))
     return "\n".join(lines)
 
@@ -434,8 +443,8 @@ def _limits(inp: ReportInput, h: dict[str, str], state: _Body) -> str:
         )
     for task in inp.tasks:
         if _listed_in_limits(task):
-            reason = task.skip_reason or task.status
-            lines.append(h["skipped"].format(id=task.id, title=task.title, reason=reason.rstrip(".")))
+            reason = literal(task.skip_reason or task.status).rstrip(".")
+            lines.append(h["skipped"].format(id=task.id, title=literal(task.title), reason=reason))
     fallback = sum(s.is_fallback for s in inp.sources)
     if fallback:
         lines.append(h["fallback_used"].format(count=fallback))
@@ -445,7 +454,11 @@ def _limits(inp: ReportInput, h: dict[str, str], state: _Body) -> str:
         lines.append(h["dropped_insights"].format(count=state.dropped_insights))
     if state.dropped_prose:
         lines.append(h["dropped_prose"].format(count=state.dropped_prose))
-    lines.extend(n for n in inp.notices if not _BOOKKEEPING.match(n))
+    failed = [m.group(1) for m in map(_MODEL_FAILED.match, inp.notices) if m]
+    if failed:
+        steps = ", ".join(dict.fromkeys(failed))
+        lines.append(h["model_failed"].format(count=len(failed), steps=steps))
+    lines.extend(literal(n) for n in inp.notices if not _BOOKKEEPING.match(n))
     return "\n".join(f"> - {line}" for line in lines)
 
 

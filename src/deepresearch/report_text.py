@@ -29,6 +29,10 @@ HEADINGS: dict[str, dict[str, str]] = {
         "removed": "{count} citation(s) naming no source read by this run were removed.",
         "dropped_insights": "{count} insight(s) left out: the passage they cite does not support them.",
         "dropped_prose": "{count} sentence(s) of the model's prose left out: no source read states them.",
+        "model_failed": (
+            "The model failed at {count} step(s) ({steps}): code stood in for it there, so those parts "
+            "rest on the quoted evidence alone, with no model judgement."
+        ),
         "unverified": "The answer is unverified: no sentence of the sources read states it.",
         "unverified_mark": "unverified",
         "evidence_for": "From",
@@ -62,6 +66,10 @@ HEADINGS: dict[str, dict[str, str]] = {
         "removed": "已移除 {count} 个不对应任何已读来源的引用。",
         "dropped_insights": "已略去 {count} 条洞见：其引用的段落不支持该说法。",
         "dropped_prose": "已略去模型所写的 {count} 句话：没有任何已读来源陈述它们。",
+        "model_failed": (
+            "模型在 {count} 个步骤（{steps}）中调用失败：这些部分由代码代为完成，"
+            "仅依据引用的证据，没有模型的判断。"
+        ),
         "unverified": "答案未经证实：已读来源中没有句子陈述它。",
         "unverified_mark": "未经证实",
         "evidence_for": "出处",
@@ -98,6 +106,10 @@ HEADINGS: dict[str, dict[str, str]] = {
         "removed": "{count} Zitat(e) ohne gelesene Quelle wurden entfernt.",
         "dropped_insights": "{count} Erkenntnis(se) ausgelassen: Die zitierte Passage stützt sie nicht.",
         "dropped_prose": "{count} Satz/Sätze des Modells ausgelassen: Keine gelesene Quelle sagt sie aus.",
+        "model_failed": (
+            "Das Modell ist in {count} Schritt(en) gescheitert ({steps}): Code hat dort übernommen; diese "
+            "Teile beruhen allein auf den zitierten Belegen, ohne Urteil des Modells."
+        ),
         "unverified": "Die Antwort ist unbestätigt: Kein Satz der gelesenen Quellen sagt sie aus.",
         "unverified_mark": "unbestätigt",
         "evidence_for": "Aus",
@@ -136,6 +148,10 @@ HEADINGS: dict[str, dict[str, str]] = {
         "removed": "{count} citation(s) ne renvoyant à aucune source lue ont été retirées.",
         "dropped_insights": "{count} point(s) écarté(s) : le passage cité ne les étaye pas.",
         "dropped_prose": "{count} phrase(s) du texte du modèle écartée(s) : aucune source lue ne les énonce.",
+        "model_failed": (
+            "Le modèle a échoué à {count} étape(s) ({steps}) : le code l'a remplacé ; ces parties ne "
+            "reposent que sur les passages cités, sans jugement du modèle."
+        ),
         "unverified": "La réponse n'est pas vérifiée : aucune phrase des sources lues ne l'énonce.",
         "unverified_mark": "non vérifié",
         "evidence_for": "Source",
@@ -174,6 +190,10 @@ HEADINGS: dict[str, dict[str, str]] = {
         "removed": "Se eliminaron {count} cita(s) que no remitían a ninguna fuente leída.",
         "dropped_insights": "Se omitieron {count} idea(s): el pasaje citado no las respalda.",
         "dropped_prose": "Se omitieron {count} frase(s) del modelo: ninguna fuente leída las afirma.",
+        "model_failed": (
+            "El modelo falló en {count} paso(s) ({steps}): el código lo sustituyó; esas partes se basan "
+            "solo en los pasajes citados, sin juicio del modelo."
+        ),
         "unverified": "La respuesta no está verificada: ninguna frase de las fuentes leídas la afirma.",
         "unverified_mark": "no verificado",
         "evidence_for": "De",

@@ -20,8 +20,8 @@ import unicodedata
 from datetime import datetime, timedelta, timezone
 from pathlib import Path, PurePosixPath
 
-from deepresearch.errors import DeepResearchError
-from deepresearch.files import atomic_write_text
+from deepresearch.errors import DeepResearchError, StorageFullError
+from deepresearch.files import atomic_write_text, disk_full
 
 __all__ = [
     "RUN_FILE",
@@ -98,9 +98,7 @@ class RunFolder:
             target.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_text(target, text)
         except OSError as exc:
-            raise DeepResearchError(
-                f"cannot write {target}: {exc}; check that the runs folder is writable"
-            ) from exc
+            raise _write_error(f"cannot write {target}", exc) from exc
         return target
 
     def append_jsonl(self, name: str, record: object) -> Path:
@@ -115,10 +113,16 @@ class RunFolder:
             ):
                 handle.write(line)
         except OSError as exc:
-            raise DeepResearchError(
-                f"cannot append to {target}: {exc}; check that the runs folder is writable"
-            ) from exc
+            raise _write_error(f"cannot append to {target}", exc) from exc
         return target
+
+
+def _write_error(what: str, exc: OSError) -> DeepResearchError:
+    """A full disk (or a file-size or quota limit) is :class:`StorageFullError`; the rest is a
+    folder that is not writable."""
+    if disk_full(exc):
+        return StorageFullError(f"{what}: {exc}: free space on that disk (or raise its file-size limit)")
+    return DeepResearchError(f"{what}: {exc}; check that the runs folder is writable")
 
 
 class RunStore:

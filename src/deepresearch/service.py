@@ -53,12 +53,15 @@ class ServerOptions:
     how often expired run folders are deleted (``RESEARCH_RUN_RETENTION_DAYS``).
     ``max_direct_runs``: concurrent ``/research`` runs (default: ``MAX_CONCURRENT_JOBS``); more wait.
     ``max_job_attempts``: a job interrupted this many times (server killed mid-run) is failed.
+    ``storage_retry_seconds``: how often the ending of a job that a full disk kept from being
+    written is tried again.
     """
 
     heartbeat_seconds: float = 15.0
     retention_interval_seconds: float = 3600.0
     max_direct_runs: int | None = None
     max_job_attempts: int = 3
+    storage_retry_seconds: float = 2.0
 
 
 class RunGate:

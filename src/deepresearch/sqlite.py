@@ -96,12 +96,27 @@ def statements(script: str) -> Iterator[str]:
 def immediate(
     conn: sqlite3.Connection, lock: threading.Lock | threading.RLock
 ) -> Iterator[sqlite3.Connection]:
-    """One write transaction at a time: ``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any error."""
+    """One write transaction at a time: ``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any error,
+    a failed ``COMMIT`` included (a full disk fails the commit; SQLite may or may not have rolled
+    back already, and a transaction left open would refuse every later ``BEGIN``)."""
     with lock:
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield conn
+            conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise
-        conn.execute("COMMIT")
+
+
+_STORAGE_ERRORS = frozenset({10, 13})
+"""SQLITE_IOERR and SQLITE_FULL (primary codes): the disk took no more writes."""
+
+
+def is_storage_error(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` says the disk is full or takes no writes (rather than a bug or a lock)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in _STORAGE_ERRORS
+    return any(words in str(exc) for words in ("disk is full", "disk I/O error"))

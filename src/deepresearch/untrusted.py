@@ -28,6 +28,8 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s")
 _REFERENCE_HEADING = re.compile(
     r"^\s*(?:#{1,6}\s*)?\**(?:references|sources|bibliography|links)\**:?\s*$", re.I
 )
+_UNCLOSED_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s+[\w:-]+\s*=[^\n]*|\s*$)")
+_REFERENCE_DEFINITION = re.compile(r"^\s{0,3}\[[^\]\n]+\]:")
 _SPACES = re.compile(r"[ \t\r\f\v]+")
 _BLANK_LINES = re.compile(r"\n{3,}")
 _TITLE_CHARS = str.maketrans('"<>[]', "'()()")
@@ -47,7 +49,9 @@ def sanitize(text: str) -> str:
 
 def model_prose(text: str) -> str:
     """Model-written prose made safe to store and render: prompt tags (a cut-off ``<source id=``
-    too), images, links, URLs and HTML removed, and the reference lists a model types dropped.
+    too), images, links, URLs and HTML (a tag cut off before its ``>``, with the rest of its line,
+    too) removed, and the references a model types dropped: a reference list, and a line opening
+    with ``[n]:`` (a link reference definition, which would make a link of every ``[n]``).
 
     A report's links are the references code builds from the sources the run read; a URL in model
     text was never read, so it never reaches a report (docs/SECURITY.md). Link text stays; a list
@@ -55,13 +59,13 @@ def model_prose(text: str) -> str:
     """
     kept = []
     for line in sanitize(text).splitlines():
-        if _REFERENCE_HEADING.match(line):
+        if _REFERENCE_HEADING.match(line) or _REFERENCE_DEFINITION.match(line):
             continue
         linked = bool(_LINK.search(line) or _URL.search(line) or _IMAGE.search(line))
         if linked and _LIST_ITEM.match(line):
             continue
         line = _URL.sub("", _LINK.sub(r"\1", _IMAGE.sub("", line)))
-        line = _SPACES.sub(" ", _HTML_TAG.sub("", line))
+        line = _SPACES.sub(" ", _UNCLOSED_TAG.sub("", _HTML_TAG.sub("", line)))
         kept.append(_SPACE_BEFORE_MARK.sub(r"\1", line).strip())
     return _BLANK_LINES.sub("\n\n", "\n".join(kept)).strip()
 
@@ -74,3 +78,26 @@ def clean_title(title: str | None) -> str | None:
     flat = " ".join(sanitize(title).split())
     flat = flat.translate(_TITLE_CHARS)
     return flat or None
+
+
+_INERT_URL = re.compile(
+    r"(?:\b[A-Za-z][A-Za-z0-9+.-]{1,20}://?|\bwww\.)[^\s`]*[^\s`.,;:!?)\]'\"]"
+    r"|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
+    re.IGNORECASE,
+)
+_MARKDOWN_ACTIVE = re.compile(r"[\\`*\[\]<>~|]|(?<![^\W_])_|_(?![^\W_])")
+
+
+def markdown_literal(text: str) -> str:
+    """``text`` (a sentence or title quoted from a source) as inline Markdown that shows it as
+    written and does nothing: on one line, every character that could open an image, a link,
+    HTML, emphasis, code or a table cell backslash-escaped, and URLs, ``www.`` names and e-mail
+    addresses put in code spans (no renderer makes a link of a code span). A page's own ``[3]``
+    becomes ``\\[3\\]``, which code never reads as a citation."""
+    flat = " ".join(text.split())
+    parts, last = [], 0
+    for match in _INERT_URL.finditer(flat):
+        parts += [_MARKDOWN_ACTIVE.sub(r"\\\g<0>", flat[last : match.start()]), f"`{match.group()}`"]
+        last = match.end()
+    parts.append(_MARKDOWN_ACTIVE.sub(r"\\\g<0>", flat[last:]))
+    return "".join(parts)

@@ -17,12 +17,14 @@ import pytest
 
 from deepresearch import research_stream
 from deepresearch.events import Event
+from deepresearch.index.store import DocumentIndex
 from deepresearch.llm.testing import distinct_plan
 from deepresearch.search.local import LocalSearch
 from deepresearch.settings import Settings
 
-from ..conftest import QUESTION
+from ..conftest import PASSAGES, QUESTION
 from ..fakeopenai import FakeOpenAI, Reply, research_responder, serve, step_of
+from ..test_cli import run_cli
 
 DEADLINE = 60.0
 STRUCTURED = ("plan", "judge", "report")
@@ -275,3 +277,32 @@ def test_a_cached_rerun_costs_nothing(
     )
     assert again["usage"]["cached"] == sum(1 for c in again["usage"]["per_call"] if not c["streamed"])
     assert again["usage"]["prompt_tokens"] < first["usage"]["prompt_tokens"]
+
+
+def test_a_model_failing_every_call_still_reports_and_says_so_in_limits(tmp_path: Path) -> None:
+    """A server answering 500 to every call: the run still ends (exit 0, code stood in at every
+    step), and the report's Limits box says which steps the model failed at, so a report that
+    reads normally is not taken for the model's judgement."""
+    index = tmp_path / "index.sqlite"
+    with DocumentIndex(index) as store:
+        store.add_documents(PASSAGES)
+    failing = FakeOpenAI(responder=lambda body: Reply(status=500, error="overloaded"))
+    with serve(failing) as url:
+        done = run_cli(
+            "research",
+            "-q",
+            QUESTION,
+            home=tmp_path / "home",
+            INDEX_PATH=str(index),
+            LLM_PROVIDER="custom",
+            LLM_BASE_URL=url,
+            LLM_MODEL_ID="fake-model",
+            LLM_MAX_RETRIES="0",
+            MAX_WEB_RESEARCH_LOOPS="1",
+        )
+
+    assert done.returncode == 0, done.stderr
+    limits = done.stdout.split("**Limits of this report:**", 1)[1].split("## ", 1)[0]
+    assert "The model failed at" in limits
+    for step in ("plan", "judge", "report", "task 1"):
+        assert step in limits, limits

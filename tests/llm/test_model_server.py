@@ -47,13 +47,13 @@ def _free_port() -> int:
     return port
 
 
-def _wait_until_up(url: str, process: subprocess.Popen[bytes]) -> None:
+def _wait_until_up(url: str, process: subprocess.Popen[bytes], headers: dict[str, str] | None = None) -> None:
     deadline = time.monotonic() + STARTUP_SECONDS
     while time.monotonic() < deadline:
         if process.poll() is not None:
             pytest.fail(f"deepresearch model-server exited with {process.returncode}")
         try:
-            if httpx.get(f"{url}/models", timeout=2.0).status_code == 200:
+            if httpx.get(f"{url}/models", headers=headers, timeout=2.0).status_code == 200:
                 return
         except httpx.HTTPError:
             time.sleep(0.5)

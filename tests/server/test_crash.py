@@ -185,7 +185,7 @@ def test_queued_jobs_survive_a_restart(serve: Serve, home: Path) -> None:
     assert view["result"]["rounds"] == 1
 
 
-@pytest.mark.parametrize("version", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("version", [0, 1, 2, 3, 4, 5])
 def test_migrations_are_numbered_and_idempotent(tmp_path: Path, version: int) -> None:
     import sqlite3
 
@@ -195,7 +195,7 @@ def test_migrations_are_numbered_and_idempotent(tmp_path: Path, version: int) ->
     old = JobStore(path)
     old.close()
     store = JobStore(path)
-    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 4
+    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 5
     columns = {row[1] for row in store._conn.execute("PRAGMA table_info(jobs)")}
     assert {"cancel_requested", "review_plan", "plan_decision"} <= columns
     store.close()

@@ -195,7 +195,7 @@ def test_cors_lists_origins_and_never_pairs_star_with_credentials(serve: Serve) 
 
 def test_cors_star_without_credentials(serve: Serve) -> None:
     preflight = {"Origin": "https://any.example", "Access-Control-Request-Method": "GET"}
-    with serve(cors_origins="*").client() as client:
+    with serve(cors_origins="*", api_token="cors-token-123456").client() as client:
         response = client.options("/tasks", headers=preflight)
     assert response.headers["access-control-allow-origin"] == "*"
     assert "access-control-allow-credentials" not in response.headers

@@ -10,6 +10,11 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
+
+from deepresearch.errors import ConfigurationError
+from deepresearch.server import create_app
+from deepresearch.settings import Settings
 
 from .helpers import wait_for
 
@@ -50,3 +55,19 @@ def test_serve_command_serves_and_stops_on_sigterm(tmp_path: Path, home: Path) -
     assert "Application shutdown complete" in output
     assert "serve-token-123456" not in output
     assert (home / "jobs.sqlite").is_file()
+
+
+def test_cors_star_without_a_token_is_refused_at_start(tmp_path: Path, home: Path) -> None:
+    """With ``CORS_ORIGINS=*`` and no token any page a user visits could start runs and read
+    reports, so the server does not start; listed origins, or a token, are fine."""
+    env = {**os.environ, "DEEPRESEARCH_HOME": str(home), "CORS_ORIGINS": "*"}
+    env.pop("API_TOKEN", None)
+    command = [sys.executable, "-m", "deepresearch.cli.main", "serve", "--port", str(_free_port())]
+
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=30)
+
+    assert done.returncode == 2, done.stderr
+    assert "CORS_ORIGINS=*" in done.stderr and "API_TOKEN" in done.stderr
+    assert "Traceback" not in done.stderr and "Application startup" not in done.stderr
+    with pytest.raises(ConfigurationError, match="API_TOKEN"):
+        create_app(Settings.load({"deepresearch_home": home, "cors_origins": "*"}))

@@ -206,6 +206,7 @@ def index_cmd(
         with DocumentIndex(target, embedder_for(settings)) as store:
             stats = store.index_paths(paths, progress=_dim_line, limits=limits)
     skipped = f", {stats.files_skipped} skipped (see above)" if stats.files_skipped else ""
+    skipped += f", {stats.files_failed} failed (see above)" if stats.files_failed else ""
     err.print(
         f"indexed {stats.files_indexed} file(s), {stats.files_skipped_unchanged} unchanged, "
         f"{stats.files_removed} removed{skipped}; {stats.passages_total} passages in {escape(str(target))} "
@@ -300,10 +301,12 @@ def serve(
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
 ) -> None:
     """Serve the HTTP API (/docs) and the web page (/) until interrupted."""
+    from deepresearch.server.security import refuse_open_cors
     from deepresearch.server.serve import serve as run_server
 
     with friendly_errors():
         settings = Settings.load()
+        refuse_open_cors(settings)
     jobs = escape(_jobs_home(settings))
     err.print(f"[dim]deepresearch serving on http://{escape(host)}:{port} (jobs: {jobs})[/dim]")
     run_server(settings, host=host, port=port)

@@ -45,7 +45,7 @@ from deepresearch.index.loaders import (
     iter_supported_files,
     load_file,
     skip_reason,
-    unpacked_too_large,
+    unpacked_problem,
 )
 from deepresearch.index.query import fts_query
 from deepresearch.sqlite import immediate, migrate, use_wal
@@ -327,9 +327,10 @@ class DocumentIndex:
     ) -> IndexStats:
         """Index files and folders (recursively) incrementally; see the module contract.
 
-        A root that no longer exists has its indexed files removed. Unreadable files are
-        reported through ``progress`` and counted in ``files_failed``; files not read (a link out
-        of the folder, not a regular file, over a cap of ``limits``) are named with the reason and
+        A root that no longer exists has its indexed files removed. Files that fail to read (an
+        I/O error) are reported through ``progress`` and counted in ``files_failed``; files and
+        folders not read (a link out of the folder, a FIFO or a device, permission denied, an
+        unsupported type given by name, over a cap of ``limits``) are named with the reason and
         counted in ``files_skipped``. Neither stops the run.
         """
         started = time.perf_counter()
@@ -341,17 +342,24 @@ class DocumentIndex:
         return IndexStats(passages_total=self.count(), seconds=time.perf_counter() - started, **tally)
 
     def _index_root(self, root: Path, tally: Counter[str], report: Progress, limits: IndexLimits) -> None:
+        """A folder, recursively; a file named itself (a FIFO or a device given so is named as
+        skipped, never opened); a path gone, whose indexed files are removed."""
         if root.is_dir():
-            seen = {str(path) for path in iter_supported_files(root)}
+
+            def unreadable(path: Path, exc: OSError) -> None:
+                self._skip(path, f"unreadable ({exc.strerror}): check its permissions", tally, report)
+
+            seen = {str(path) for path in iter_supported_files(root, on_error=unreadable)}
             for path in sorted(seen):
                 self._index_file(Path(path), tally, report, _Read(root, limits))
             self._remove_missing(root, seen, tally, report)
-        elif root.is_file() and is_supported(root):
-            self._index_file(root, tally, report, _Read(None, limits))
-        elif root.is_file():
-            report(f"skipped {root}: unsupported type (supported: {', '.join(sorted(SUPPORTED_SUFFIXES))})")
-        else:
+        elif not root.exists():
             self._remove_missing(root, set(), tally, report)
+        elif root.is_file() and not is_supported(root):
+            supported = ", ".join(sorted(SUPPORTED_SUFFIXES))
+            self._skip(root, f"unsupported type (supported: {supported})", tally, report)
+        else:
+            self._index_file(root, tally, report, _Read(None, limits))
 
     def _index_file(self, path: Path, tally: Counter[str], report: Progress, read: _Read) -> None:
         reason = skip_reason(path, read.root, read.limits)
@@ -361,15 +369,18 @@ class DocumentIndex:
         try:
             data = path.read_bytes()
             mtime = path.stat().st_mtime
+        except PermissionError as exc:
+            self._skip(path, f"unreadable ({exc.strerror}): check its permissions", tally, report)
+            return
         except OSError as exc:
             tally["files_failed"] += 1
             report(f"failed {path}: {exc}")
             return
-        if path.suffix.lower() == ".docx" and unpacked_too_large(data, read.limits.max_unpacked_bytes):
-            cap = read.limits.max_unpacked_bytes
-            self._skip(
-                path, f"unpacks to more than the {cap:,}-byte cap (INDEX_MAX_UNPACKED_MB)", tally, report
-            )
+        problem = (
+            unpacked_problem(data, read.limits.max_unpacked_bytes) if path.suffix.lower() == ".docx" else None
+        )
+        if problem is not None:
+            self._skip(path, problem, tally, report)
             return
         digest = hashlib.sha256(data).hexdigest()
         if self._known_digest(str(path)) == digest:

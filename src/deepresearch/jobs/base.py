@@ -71,6 +71,11 @@ class JobStoreLike(Protocol):
         and the stored one is returned."""
         return self._appended(job_id, event, now, key)
 
+    def probe_writes(self) -> str | None:
+        """Why a write to the store fails now, or None (``/readyz``); a store without a probe
+        says None."""
+        return None
+
     def events(self, job_id: str, *, after: int = 0, limit: int = 500) -> list[StoredEvent]: ...
     def event_types(self, job_id: str) -> Sequence[tuple[str, dict[str, Any]]]: ...
     def close(self) -> None: ...

@@ -55,6 +55,7 @@ class LocalBackend:
             worker = threading.Thread(target=self._work, name=f"deepresearch-job-{number}", daemon=True)
             worker.start()
             self._workers.append(worker)
+        threading.Thread(target=self._keep, name="deepresearch-job-endings", daemon=True).start()
         if recovered:
             logger.info("re-queued %d unfinished job(s) from %s", len(recovered), self.store.path)
         return recovered
@@ -113,4 +114,18 @@ class LocalBackend:
             job_id = self._queue.get()
             if job_id is None or self.runner.stopping.is_set():
                 return
-            self.runner.run_guarded(job_id)
+            try:
+                self.runner.run_guarded(job_id)
+            except Exception:  # the worker must outlive any one job; the log has it
+                logger.exception("job %s: the job runner failed", job_id)
+
+    def _keep(self) -> None:
+        """Write the endings a full disk held back (:meth:`JobRunner.flush_unwritten`) as soon as
+        the store takes writes again."""
+        interval = self.service.options.storage_retry_seconds
+        while not self.runner.stopping.wait(interval):
+            if self.runner.unwritten():
+                try:
+                    self.runner.flush_unwritten()
+                except Exception:  # tried again next round; the log has it
+                    logger.exception("writing the endings of jobs failed")

@@ -13,12 +13,13 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deepresearch.agent import AWAITING_REVIEW, research_stream
 from deepresearch.durable import Durability, has_checkpoint
-from deepresearch.errors import ConfigurationError, ConflictError, DeepResearchError
+from deepresearch.errors import ConfigurationError, ConflictError, DeepResearchError, StorageFullError
 from deepresearch.events import event as new_event
 
 if TYPE_CHECKING:
@@ -31,6 +32,16 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 Publish = Callable[["StoredEvent"], None]
+
+
+@dataclass(frozen=True)
+class _Ending:
+    """How a job ends: what :meth:`JobRunner.finish` writes."""
+
+    status: JobStatus
+    event: dict[str, Any]
+    result: Any = None
+    error: str | None = None
 
 
 class JobRunner:
@@ -57,6 +68,7 @@ class JobRunner:
         self._on_interrupted = on_interrupted
         self._cancels: dict[str, threading.Event] = {}
         self._lost: set[str] = set()
+        self._unwritten: dict[str, _Ending] = {}
         self._lock = threading.Lock()
 
     def running(self) -> list[str]:
@@ -87,9 +99,13 @@ class JobRunner:
                 cancel.set()
 
     def run_guarded(self, job_id: str) -> None:
-        """:meth:`run`, with an unexpected failure recorded on the job and in the log."""
+        """:meth:`run`, with an unexpected failure recorded on the job and in the log; a job whose
+        progress could not be stored (a full disk) is failed, once that can be written."""
         try:
             self.run(job_id)
+        except StorageFullError as exc:
+            logger.error("job %s stopped: %s", job_id, exc)
+            self.fail(job_id, f"the job stopped: its progress could not be stored: {exc}", exc.code)
         except Exception as exc:  # noqa: BLE001 - recorded on the job and in the log
             redact = self.service.redactor.text
             logger.error("job %s failed in the job runner:\n%s", job_id, redact(traceback.format_exc()))
@@ -137,9 +153,14 @@ class JobRunner:
         except DeepResearchError as exc:
             self.fail(job.id, self.service.redactor.text(str(exc)), exc.code)
             return
-        for item in events:
-            if not self._handle(job, item.as_dict(), item.key):
-                return
+        try:
+            for item in events:
+                if not self._handle(job, item.as_dict(), item.key):
+                    return
+        finally:
+            close = getattr(events, "close", None)
+            if close is not None:
+                close()
 
     def _durability(self, job: JobRow) -> Durability | None:
         if self.checkpointer is None:
@@ -214,8 +235,42 @@ class JobRunner:
         result: Any = None,
         error: str | None = None,
     ) -> None:
-        """Finish the job with its last ``event`` (one transaction); a no-op once finished."""
-        stored = self.store.finish(job_id, status, event, time.time(), result=result, error=error)
+        """Finish the job with its last ``event`` (one transaction); a no-op once finished.
+
+        When the store takes no writes (:class:`StorageFullError`) the ending is kept here and
+        written by :meth:`flush_unwritten` once writes succeed again, so the job does not stay
+        ``running`` for ever."""
+        ending = _Ending(status, event, result, error)
+        try:
+            self._write_ending(job_id, ending)
+        except StorageFullError as exc:
+            with self._lock:
+                self._unwritten[job_id] = ending
+            logger.error("job %s could not be finished (%s); it is, once writes succeed again", job_id, exc)
+
+    def unwritten(self) -> list[str]:
+        """Ids of the jobs whose ending waits for the store to take writes again."""
+        with self._lock:
+            return list(self._unwritten)
+
+    def flush_unwritten(self) -> int:
+        """Write the endings kept by :meth:`finish` (oldest first); how many were written. Stops at
+        the first that still cannot be written."""
+        with self._lock:
+            pending = list(self._unwritten.items())
+        for done, (job_id, ending) in enumerate(pending):
+            try:
+                self._write_ending(job_id, ending)
+            except StorageFullError:
+                return done
+        return len(pending)
+
+    def _write_ending(self, job_id: str, ending: _Ending) -> None:
+        stored = self.store.finish(
+            job_id, ending.status, ending.event, time.time(), result=ending.result, error=ending.error
+        )
+        with self._lock:
+            self._unwritten.pop(job_id, None)
         self._forget_checkpoints(job_id)
         if stored is not None:
             self.publish(stored)

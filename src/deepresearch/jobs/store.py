@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from deepresearch.errors import StorageFullError
 from deepresearch.jobs.base import JobStoreLike
 from deepresearch.jobs.rows import (
     UNFINISHED,
@@ -26,7 +28,7 @@ from deepresearch.jobs.rows import (
     job_from_row,
     utc_now,
 )
-from deepresearch.sqlite import immediate, use_wal
+from deepresearch.sqlite import immediate, is_storage_error, use_wal
 from deepresearch.sqlite import migrate as apply_migrations
 
 MIGRATIONS: tuple[str, ...] = (
@@ -71,6 +73,10 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE job_events ADD COLUMN key TEXT;
     CREATE UNIQUE INDEX job_events_by_key ON job_events (job_id, key);
     """,
+    # 5: one row rewritten by the readiness probe, so that /readyz knows whether writes succeed.
+    """
+    CREATE TABLE write_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at REAL NOT NULL);
+    """,
 )
 
 
@@ -92,6 +98,7 @@ class JobStore(JobStoreLike):
         self.path = path
         self._lock = threading.RLock()
         self._read_lock = threading.Lock()
+        self._write_failure: str | None = None
         self._conn = _connect(path)
         use_wal(self._conn)
         migrate(self._conn)
@@ -107,8 +114,28 @@ class JobStore(JobStoreLike):
         with self._read_lock:
             yield self._reader
 
-    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
-        return immediate(self._conn, self._lock)
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction; a disk that takes no writes is :class:`StorageFullError`, and is
+        remembered (:meth:`write_failure`) until a write succeeds again."""
+        try:
+            with immediate(self._conn, self._lock) as db:
+                yield db
+        except sqlite3.Error as exc:
+            if not is_storage_error(exc):
+                raise
+            self._write_failure = f"the jobs database {self.path} cannot be written ({exc})"
+            raise StorageFullError(
+                f"{self._write_failure}: free space on that disk (or raise its file-size limit); "
+                "nothing was changed"
+            ) from exc
+        self._write_failure = None
+
+    def probe_writes(self) -> str | None:
+        """Write and commit one row (``write_probe``); why that failed, or None."""
+        with suppress(StorageFullError), self._tx() as db:
+            db.execute("INSERT OR REPLACE INTO write_probe (id, at) VALUES (1, ?)", (time.time(),))
+        return self._write_failure
 
     def create(
         self, topic: str, *, overrides: dict[str, Any], dry_run: bool = False, review_plan: bool = False

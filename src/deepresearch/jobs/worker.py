@@ -59,7 +59,8 @@ class WorkerRuntime:
 
     def keep_once(self) -> None:
         """Renew this worker's leases, stop what must stop, queue again what lost its worker or its
-        broker message."""
+        broker message, and write the endings of jobs a full disk held back."""
+        self.runner.flush_unwritten()
         for job_id in self.store.renew(self.runner.running()):
             if self.store.require(job_id).cancel_requested:
                 self.runner.signal_cancel(job_id)

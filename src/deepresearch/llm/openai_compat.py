@@ -175,6 +175,7 @@ class OpenAICompatModel(ChatModelBase):
         self._api_key = api_key
         self._rejected_formats = 0
         self._tools_rejected = False
+        self._closed = False
         self._flag_lock = threading.Lock()
         self._client = openai.OpenAI(
             api_key=api_key or NO_KEY,
@@ -249,7 +250,9 @@ class OpenAICompatModel(ChatModelBase):
             self._raise(exc)
 
     def close(self) -> None:
-        """Close the HTTP connections."""
+        """Close the HTTP connections; a call still in flight (one a cancelled run abandoned) then
+        fails once, and is not retried."""
+        self._closed = True
         self._client.close()
 
     def _params(self, messages: list[Message], max_tokens: int) -> dict[str, Any]:
@@ -335,7 +338,7 @@ class OpenAICompatModel(ChatModelBase):
 
     def _retry_delay(self, exc: Exception, attempt: int) -> float | None:
         """Seconds to wait before attempt ``attempt + 2``, or ``None`` when ``exc`` is final."""
-        if attempt >= self.retry.max_retries or isinstance(exc, TIMEOUT_ERRORS):
+        if attempt >= self.retry.max_retries or isinstance(exc, TIMEOUT_ERRORS) or self._closed:
             return None
         if isinstance(exc, openai.APIStatusError):
             if not retryable_status(exc.status_code):

@@ -74,7 +74,7 @@ def create_app(
     if settings.api_token:
         guarded = {"dependencies": [Depends(token_guard(settings))], "responses": UNAUTHORIZED}
     app.include_router(_meta_router(service, __version__))
-    app.include_router(_ready_router(service), **guarded)
+    app.include_router(_ready_router(service, manager), **guarded)
     app.include_router(research_router(service), **guarded)
     app.include_router(jobs_router(service, manager), **guarded)
     app.include_router(export_router(manager), **guarded)
@@ -132,7 +132,16 @@ def _meta_router(service: Service, version: str) -> APIRouter:
     return router
 
 
-def _ready_router(service: Service) -> APIRouter:
+def _storage_check(manager: JobsBackend) -> CheckView:
+    """Whether the jobs store takes writes now (a probe write): not while the disk is full."""
+    failure = manager.store.probe_writes()
+    if failure is None:
+        return CheckView(name="storage", ok=True, detail="the jobs store takes writes")
+    fix = "free space on the disk of DEEPRESEARCH_HOME; jobs that stopped are failed once it has room"
+    return CheckView(name="storage", ok=False, detail=failure, fix=fix)
+
+
+def _ready_router(service: Service, manager: JobsBackend) -> APIRouter:
     router = APIRouter(tags=["service"])
 
     @router.get(
@@ -143,6 +152,7 @@ def _ready_router(service: Service) -> APIRouter:
     )
     def readyz(response: Response) -> Readiness:
         checks = [CheckView.model_validate(c.as_dict()) for c in readiness(service)]
+        checks.append(_storage_check(manager))
         ready = all(c.ok for c in checks)
         response.status_code = status.HTTP_200_OK if ready else status.HTTP_503_SERVICE_UNAVAILABLE
         return Readiness(ready=ready, checks=checks)

@@ -21,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from deepresearch.errors import DeepResearchError, QueueFullError, UnavailableError
+from deepresearch.errors import DeepResearchError, QueueFullError, StorageFullError, UnavailableError
 from deepresearch.service import Redactor
 
 logger = logging.getLogger(__name__)
@@ -41,8 +41,10 @@ STATUS_BY_CODE: dict[str, int] = {
     "conflict": 409,
     "queue_full": 429,
     "unavailable": 503,
+    "storage_full": 507,
 }
-"""HTTP status per error code. ``499`` is nginx's "client closed request": the run was cancelled."""
+"""HTTP status per error code. ``499`` is nginx's "client closed request": the run was cancelled;
+``507`` is "insufficient storage": the jobs database takes no writes (a full disk)."""
 
 
 HTTP_CODES = {
@@ -81,7 +83,7 @@ def install_error_handlers(app: FastAPI, redactor: Redactor) -> None:
         if exc.run_id:
             body["run_id"] = exc.run_id
         headers = None
-        if isinstance(exc, (QueueFullError, UnavailableError)):
+        if isinstance(exc, (QueueFullError, UnavailableError, StorageFullError)):
             headers = {"Retry-After": str(exc.retry_after)}
         return json_response(status_for(exc), body, headers)
 

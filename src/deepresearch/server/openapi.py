@@ -188,5 +188,5 @@ def _correct_errors(operation: dict[str, Any], *, guarded: bool, team: bool = Fa
     for status, response in responses.items():
         if status[0] in "45" and "content" not in response:
             response["content"] = ERROR
-        if status == "429":
+        if status in ("429", "507"):
             response["headers"] = RETRY_AFTER

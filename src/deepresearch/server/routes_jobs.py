@@ -44,6 +44,10 @@ CREATE_RESPONSES: dict[int | str, dict[str, Any]] = {
     413: {"model": ErrorBody, "description": "The request body is larger than MAX_BODY_BYTES."},
     422: {"model": ErrorBody, "description": "Bad topic, server-only override, or invalid value."},
     429: {"model": ErrorBody, "description": "MAX_QUEUED_JOBS jobs are queued; see Retry-After."},
+    507: {
+        "model": ErrorBody,
+        "description": "The jobs database takes no writes (full disk, code `storage_full`); see Retry-After.",
+    },
 }
 FINISHED: dict[int | str, dict[str, Any]] = {
     409: {"model": ErrorBody, "description": "The job has already finished."}

@@ -14,6 +14,7 @@ from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from deepresearch.errors import ConfigurationError
 from deepresearch.settings import Settings
 
 bearer_scheme = HTTPBearer(auto_error=False, description="The server's API_TOKEN, when one is set.")
@@ -48,6 +49,7 @@ def install_cors(app: FastAPI, settings: Settings) -> list[str]:
     origins = cors_origins(settings)
     if not origins:
         return []
+    refuse_open_cors(settings)
     wildcard = "*" in origins
     app.add_middleware(
         CORSMiddleware,
@@ -58,6 +60,16 @@ def install_cors(app: FastAPI, settings: Settings) -> list[str]:
         max_age=600,
     )
     return ["*"] if wildcard else origins
+
+
+def refuse_open_cors(settings: Settings) -> None:
+    """:class:`ConfigurationError` for ``CORS_ORIGINS=*`` without ``API_TOKEN``: every web site
+    its users visit could then start runs and read every report."""
+    if "*" in cors_origins(settings) and not settings.api_token:
+        raise ConfigurationError(
+            "CORS_ORIGINS=* without API_TOKEN would let any web site you visit start runs and read "
+            "reports: set API_TOKEN, or list the origins that may call the service in CORS_ORIGINS"
+        )
 
 
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
