@@ -254,13 +254,14 @@ def test_a_model_folder_without_weights_names_the_install_command(tmp_path: Path
 
 
 def test_factory_builds_hybrid_local_search_when_index_embeddings_is_on(
-    minilm: MiniLMEmbedder, tmp_path: Path
+    minilm: MiniLMEmbedder, tmp_path: Path, minilm_home: Path
 ) -> None:
     path = tmp_path / "i.sqlite"
     with DocumentIndex(path) as index:
         index.add_documents(SYNONYM_DOCS)
     notices: list[str] = []
-    settings = Settings.load({"search_api": "local", "index_path": str(path), "index_embeddings": True})
+    values = {"search_api": "local", "index_path": str(path), "index_embeddings": True}
+    settings = Settings.load({**values, "deepresearch_home": str(minilm_home)})
     backend = build_search(settings, notices.append)
     try:
         assert isinstance(backend, LocalSearch) and backend.index.embedder is not None
@@ -272,7 +273,9 @@ def test_factory_builds_hybrid_local_search_when_index_embeddings_is_on(
         backend.close()
 
 
-def test_index_command_with_embeddings_stores_vectors(minilm: MiniLMEmbedder, tmp_path: Path) -> None:
+def test_index_command_with_embeddings_stores_vectors(
+    minilm: MiniLMEmbedder, tmp_path: Path, minilm_home: Path
+) -> None:
     corpus = write(tmp_path / "c.jsonl", "\n".join(json.dumps(d) for d in SYNONYM_DOCS) + "\n")
     target = tmp_path / "i.sqlite"
     done = subprocess.run(
@@ -289,9 +292,10 @@ def test_index_command_with_embeddings_stores_vectors(minilm: MiniLMEmbedder, tm
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, "DEEPRESEARCH_HOME": str(tmp_path)},
+        env={**os.environ, "DEEPRESEARCH_HOME": str(minilm_home)},
     )
     assert done.returncode == 0, done.stderr
     assert "4 passages embedded" in done.stderr
+    assert "embedded 4/4 passages (" in done.stderr
     with DocumentIndex(target, minilm) as index:
         assert index.has_vectors() and len(vector_rows(index)) == 4

@@ -152,7 +152,7 @@ def index_cmd(
     ] = False,
 ) -> None:
     """Build or update the local document index from PATHS (incremental)."""
-    from deepresearch.index.embeddings import embedder_for
+    from deepresearch.index.dense import embedder_for
     from deepresearch.index.loaders import IndexLimits
     from deepresearch.index.store import DocumentIndex
 
@@ -163,8 +163,8 @@ def index_cmd(
         settings = Settings.load({"index_embeddings": embeddings or None})
         target = index or settings.resolved_index_path
         limits = IndexLimits(settings.index_max_file_mb * 2**20, settings.index_max_unpacked_mb * 2**20)
-        with DocumentIndex(target, embedder_for(settings)) as store:
-            stats = store.index_paths(paths, progress=lambda m: err.print(f"[dim]{m}[/dim]"), limits=limits)
+        with DocumentIndex(target, embedder_for(settings, _dim)) as store:
+            stats = store.index_paths(paths, progress=_dim, limits=limits)
     skipped = f", {stats.files_skipped} skipped (see above)" if stats.files_skipped else ""
     err.print(
         f"indexed {stats.files_indexed} file(s), {stats.files_skipped_unchanged} unchanged, "
@@ -172,6 +172,10 @@ def index_cmd(
         f"({stats.seconds:.2f}s)"
         + (f"; {stats.passages_embedded} passages embedded" if stats.passages_embedded else "")
     )
+
+
+def _dim(message: str) -> None:
+    err.print(f"[dim]{escape(message)}[/dim]")
 
 
 @app.command()

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from deepresearch.errors import ConfigurationError
-from deepresearch.settings import Settings
 
 if TYPE_CHECKING:
     import numpy as np
@@ -275,12 +274,3 @@ def _normalise(vectors: Matrix) -> Matrix:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     unit: Matrix = (vectors / np.clip(norms, 1e-12, None)).astype(np.float32)
     return unit
-
-
-def embedder_for(settings: Settings) -> Embedder | None:
-    """The MiniLM embedder when ``INDEX_EMBEDDINGS`` is on, else ``None``.
-
-    Raises :class:`ConfigurationError` naming the install command when the ``dense`` extra or
-    the weights are missing.
-    """
-    return MiniLMEmbedder() if settings.index_embeddings else None

