@@ -183,6 +183,25 @@ def test_dense_and_hybrid_search_need_an_embedder() -> None:
             index.search_hybrid("otters")
 
 
+def test_reindexing_a_changed_corpus_file_embeds_only_the_passages_that_changed(tmp_path: Path) -> None:
+    corpus = write(tmp_path / "c.jsonl", "".join(json.dumps(d) + "\n" for d in SYNONYM_DOCS))
+    embedder = HashEmbedder()
+    with DocumentIndex(tmp_path / "i.sqlite", embedder) as index:
+        assert index.index_paths([corpus]).passages_embedded == 4
+        edited = [
+            {**d, "text": "Rye bread rises with a sour starter."} if d["doc_id"] == "bread" else d
+            for d in SYNONYM_DOCS
+        ]
+        write(corpus, "".join(json.dumps(d) + "\n" for d in edited))
+        embedder.seen.clear()
+        again = index.index_paths([corpus])
+        assert again.files_indexed == 1 and again.passages_embedded == 1
+        assert embedder.seen == ["Sourdough\nRye bread rises with a sour starter."]
+        assert len(vector_rows(index)) == 4
+        assert index.search_dense("moon oceans tides", 1)[0][0].doc_id == "tide"
+        assert index.search_dense("rye starter", 1)[0][0].doc_id == "bread"
+
+
 def test_hybrid_scores_are_fused_rrf_scores_best_first() -> None:
     with DocumentIndex(":memory:", HashEmbedder()) as index:
         index.add_documents(SYNONYM_DOCS)

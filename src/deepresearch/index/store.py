@@ -13,7 +13,8 @@ Contracts:
 - :meth:`DocumentIndex.search` accepts any user text: it never passes FTS5 syntax through.
 - With an :class:`~deepresearch.index.embeddings.Embedder`, indexing also embeds every passage
   that has no vector from that model yet (so an index built without vectors gains them on the
-  next run), and :meth:`DocumentIndex.search_hybrid` fuses BM25 and dense rankings by RRF.
+  next run, and a passage is embedded once: re-indexing a changed file keeps the vectors of its
+  unchanged passages), and :meth:`DocumentIndex.search_hybrid` fuses BM25 and dense rankings by RRF.
 - One index may be shared between threads; calls are serialised by a lock.
 """
 
@@ -385,8 +386,10 @@ class DocumentIndex:
             return
         loaded = load_file(path, data)
         with self._transaction() as conn:
+            vectors.keep(conn, str(path))
             conn.execute("DELETE FROM passages WHERE source = ?", (str(path),))
             added, duplicates = _insert(conn, loaded.documents, str(path))
+            vectors.restore(conn, str(path))
             conn.execute(
                 "INSERT OR REPLACE INTO files (path, sha256, mtime) VALUES (?, ?, ?)",
                 (str(path), digest, mtime),
