@@ -147,7 +147,7 @@ def index_cmd(
         bool,
         typer.Option(
             "--embeddings",
-            help="Also embed passages with MiniLM for hybrid search (INDEX_EMBEDDINGS; ~6 passages/s).",
+            help="Also embed passages with MiniLM for hybrid search (INDEX_EMBEDDINGS; ~10-15 passages/s).",
         ),
     ] = False,
 ) -> None:

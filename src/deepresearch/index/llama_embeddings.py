@@ -65,15 +65,16 @@ class LlamaOptions:
 
     ``n_parallel`` slots of :data:`MAX_TOKENS` tokens each take the texts of one request
     together; ``n_ubatch`` tokens are computed per step (at least one whole text: an encoder
-    cannot split a sequence). ``n_threads`` ``None`` is llama.cpp's default. The defaults are
-    the fastest measured on 2 cores (docs/BENCHMARKS.md, bench/embed_bench.py). ``min_cosine``
+    cannot split a sequence). ``n_threads`` ``None`` is llama.cpp's default. On 2 cores 1, 2 and
+    4 slots embedded passages equally fast (docs/BENCHMARKS.md, bench/embed_bench.py), so the
+    default is the smallest: one slot, one text per step. ``min_cosine``
     is the floor of the check against numpy (Q8_0 measured 0.9985 on :data:`PROBES`, so only a
     benchmark lowers it).
     """
 
     n_threads: int | None = None
-    n_parallel: int = 4
-    n_ubatch: int = 1024
+    n_parallel: int = 1
+    n_ubatch: int = MAX_TOKENS
     quantization: Quantization = "f16"
     min_cosine: float = MIN_COSINE
 
