@@ -4,12 +4,15 @@ Builds the index (BM25, then embeds every passage), then runs each question's te
 three modes — ``bm25``, ``dense`` and ``hybrid`` — and prints build seconds, query latency
 p50/p95 in milliseconds (dense and hybrid include embedding the query), and recall@10 of
 ``gold_doc_ids`` (share of a question's gold passages among the doc_ids of its top 10), overall
-and per dataset. Embedding ~2,900 passages takes 8–16 minutes on 2 cores; ``--keep PATH`` keeps
-the index so a rerun reuses its vectors (the build time is then not measured again).
+and per dataset. Embedding ~2,900 passages takes 8–16 minutes on 2 cores with numpy, a few with
+llama.cpp (``--embedder llama``, the default: its GGUF is converted into a temporary cache first);
+``--keep PATH`` keeps the index so a rerun reuses its vectors (the build time is then not measured
+again).
 
 Usage::
 
     python bench/hybrid_bench.py [CORPUS] [--questions PATH] [--limit 10] [--keep PATH] [--out JSON]
+                                 [--embedder llama|numpy] [--threads 2]
 """
 
 from __future__ import annotations
@@ -31,17 +34,18 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from index_bench import DEFAULT_CORPUS, percentile, read_questions  # noqa: E402
 
-from deepresearch.index.embeddings import MiniLMEmbedder  # noqa: E402
+from deepresearch.index.embeddings import Embedder, MiniLMEmbedder  # noqa: E402
+from deepresearch.index.llama_embeddings import LlamaEmbedder, LlamaOptions  # noqa: E402
 from deepresearch.index.store import DocumentIndex, Passage  # noqa: E402
 
 Search = Callable[[str, int], list[tuple[Passage, float]]]
 
 
-def build(path: Path, corpus: Path) -> tuple[DocumentIndex, dict[str, float]]:
+def build(path: Path, corpus: Path, embedder: Embedder) -> tuple[DocumentIndex, dict[str, float]]:
     """Index ``corpus`` at ``path`` (BM25), then embed what lacks a vector; seconds for each step."""
     with DocumentIndex(path) as plain:
         stats = plain.index_paths([corpus])
-    index = DocumentIndex(path, MiniLMEmbedder())
+    index = DocumentIndex(path, embedder)
     started = time.perf_counter()
     embedded = index.embed_pending(progress=lambda message: print(f"  {message}", file=sys.stderr))
     return index, {
@@ -98,10 +102,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--limit", type=int, default=10)
     parser.add_argument("--keep", type=Path, default=None, help="index file to keep (and reuse)")
     parser.add_argument("--out", type=Path, default=None, help="also write the figures as JSON")
+    parser.add_argument("--embedder", choices=("llama", "numpy"), default="llama")
+    parser.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
     args = parser.parse_args(argv)
     questions = read_questions(args.questions or args.corpus.with_name("questions.jsonl"))
     with tempfile.TemporaryDirectory() as folder:
-        index, timings = build(args.keep or Path(folder) / "i.sqlite", args.corpus)
+        embedder: Embedder = (
+            LlamaEmbedder(Path(folder) / "cache", options=LlamaOptions(n_threads=args.threads))
+            if args.embedder == "llama"
+            else MiniLMEmbedder()
+        )
+        index, timings = build(args.keep or Path(folder) / "i.sqlite", args.corpus, embedder)
         with index:
             modes: dict[str, Search] = {
                 "bm25": index.search,
@@ -109,6 +120,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "hybrid": index.search_hybrid,
             }
             results = {mode: measure(search, questions, args.limit) for mode, search in modes.items()}
+    print(f"embedder        {args.embedder}")
     report(timings, results, args.limit)
     if args.out:
         args.out.write_text(json.dumps({"build": timings, "modes": results}, indent=2), encoding="utf-8")

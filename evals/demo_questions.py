@@ -43,7 +43,7 @@ from deepresearch.errors import DeepResearchError
 from deepresearch.evaluation.runner import own_model
 from deepresearch.evaluation.scoring import answer_match
 from deepresearch.index.corpus import ensure_demo_index
-from deepresearch.index.embeddings import embedder_for
+from deepresearch.index.dense import embedder_for
 from deepresearch.index.store import DocumentIndex
 from deepresearch.llm.base import ChatModel
 from deepresearch.report_text import HEADINGS

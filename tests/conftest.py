@@ -76,6 +76,24 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("model-cache")
 
 
+@pytest.fixture(scope="session")
+def minilm_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A DEEPRESEARCH_HOME whose cache holds the MiniLM GGUF, converted and checked once for the
+    session, so tests that turn INDEX_EMBEDDINGS on neither convert it again nor write into the
+    developer's home. Without the llama.cpp runtime it is an empty folder (MiniLM runs on numpy)."""
+    from deepresearch.errors import ConfigurationError
+    from deepresearch.index.dense import dense_missing, llama_available
+    from deepresearch.index.llama_embeddings import LlamaEmbedder
+
+    folder = tmp_path_factory.mktemp("minilm-home")
+    if llama_available() and dense_missing() is None:
+        try:
+            LlamaEmbedder(folder / "cache").close()
+        except ConfigurationError as exc:
+            pytest.skip(str(exc))
+    return folder
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings.load({"deepresearch_home": tmp_path / "home"})

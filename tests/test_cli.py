@@ -152,4 +152,4 @@ def test_format_values_complete_in_the_shell(tmp_path: Path) -> None:
     env = {**os.environ, "DEEPRESEARCH_HOME": str(tmp_path), "COMP_CWORD": "4", **words}
     done = subprocess.run([str(command)], capture_output=True, text=True, env=env, timeout=60)
 
-    assert done.stdout.split() == ["md", "html", "pdf", "docx", "json"]
+    assert done.stdout.split() == ["docx", "html", "json", "md", "pdf"]  # the registry lists formats by name

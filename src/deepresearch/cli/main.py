@@ -186,13 +186,13 @@ def index_cmd(
         bool,
         typer.Option(
             "--embeddings",
-            help="Also embed passages with MiniLM for hybrid search (INDEX_EMBEDDINGS; ~6 passages/s).",
+            help="Also embed passages with MiniLM for hybrid search (INDEX_EMBEDDINGS; ~10-15 passages/s).",
         ),
     ] = False,
 ) -> None:
     """Build or update the local document index from PATHS (incremental)."""
     from deepresearch.index.corpus import DEMO_AGAIN
-    from deepresearch.index.embeddings import embedder_for
+    from deepresearch.index.dense import embedder_for
     from deepresearch.index.loaders import IndexLimits
     from deepresearch.index.store import DocumentIndex
 
@@ -203,7 +203,7 @@ def index_cmd(
         settings = Settings.load({"index_embeddings": embeddings or None})
         target = index or settings.resolved_index_path
         limits = IndexLimits(settings.index_max_file_mb * 2**20, settings.index_max_unpacked_mb * 2**20)
-        with DocumentIndex(target, embedder_for(settings)) as store:
+        with DocumentIndex(target, embedder_for(settings, _dim_line)) as store:
             stats = store.index_paths(paths, progress=_dim_line, limits=limits)
     skipped = f", {stats.files_skipped} skipped (see above)" if stats.files_skipped else ""
     skipped += f", {stats.files_failed} failed (see above)" if stats.files_failed else ""
@@ -218,6 +218,10 @@ def index_cmd(
 
 
 def _dim_line(message: str) -> None:
+    err.print(f"[dim]{escape(message)}[/dim]")
+
+
+def _dim(message: str) -> None:
     err.print(f"[dim]{escape(message)}[/dim]")
 
 

@@ -31,7 +31,7 @@ from deepresearch.evaluation.scoring import (
     f1,
 )
 from deepresearch.index.corpus import ensure_corpus_index
-from deepresearch.index.embeddings import embedder_for
+from deepresearch.index.dense import embedder_for
 from deepresearch.index.store import DocumentIndex
 from deepresearch.llm.base import ChatModel, ChatModelBase
 from deepresearch.llm.metered import MeteredModel
@@ -167,7 +167,10 @@ def run_evaluation(
 ) -> EvalReport:
     questions = load_questions(options.questions, limit=options.limit, seed=options.seed, half=options.half)
     corpus = without_gold(settings, options.corpus, questions) if options.drop_gold else options.corpus
-    index_path, _ = ensure_corpus_index(settings, corpus)
+    say = console or Console(stderr=True)
+    index_path, _ = ensure_corpus_index(
+        settings, corpus, lambda message: say.print(message, style="dim", markup=False)
+    )
     settings = settings.with_overrides(index_path=index_path, search_api="local", enable_notes=False)
     with ExitStack() as stack:
         chosen = model if model is not None else own_model(settings, stack)

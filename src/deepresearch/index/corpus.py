@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from deepresearch.errors import ConfigurationError
-from deepresearch.index.embeddings import Embedder, embedder_for
+from deepresearch.index.dense import embedder_for
+from deepresearch.index.embeddings import Embedder
 from deepresearch.index.loaders import demo_corpus_path
 from deepresearch.index.store import DocumentIndex, IndexStats
 from deepresearch.settings import Settings
@@ -31,13 +32,17 @@ def corpus_index_path(settings: Settings, corpus: Path) -> Path:
     return settings.home / "indexes" / f"{corpus.stem}-{digest}.sqlite"
 
 
-def ensure_corpus_index(settings: Settings, corpus: Path) -> tuple[Path, IndexStats]:
-    """Index ``corpus`` (a file or folder) into its cached index; unchanged files are skipped."""
+def ensure_corpus_index(
+    settings: Settings, corpus: Path, progress: Notice | None = None
+) -> tuple[Path, IndexStats]:
+    """Index ``corpus`` (a file or folder) into its cached index; unchanged files are skipped, and
+    passages that already have a vector are not embedded again (so only the first run embeds).
+    ``progress`` hears what is indexed and how far embedding has got."""
     if not corpus.exists():
         raise ConfigurationError(f"corpus {corpus}: no such file or folder")
     target = corpus_index_path(settings, corpus)
-    with DocumentIndex(target, embedder_for(settings)) as index:
-        stats = index.index_paths([corpus])
+    with DocumentIndex(target, embedder_for(settings, progress)) as index:
+        stats = index.index_paths([corpus], progress=progress)
     return target, stats
 
 

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from deepresearch.errors import ConfigurationError
-from deepresearch.settings import Settings
 
 if TYPE_CHECKING:
     import numpy as np
@@ -76,7 +75,8 @@ def _has_model_files(folder: Path) -> bool:
     return all((folder / name).is_file() for name in _MODEL_FILES)
 
 
-def _require(module: str) -> None:
+def require(module: str) -> None:
+    """Import ``module`` or raise :class:`ConfigurationError` naming the install command."""
     try:
         importlib.import_module(module)
     except ImportError:
@@ -95,7 +95,7 @@ class MiniLMEmbedder:
         self, model_dir: Path | None = None, *, batch_size: int = BATCH_SIZE, max_tokens: int = MAX_TOKENS
     ) -> None:
         for module in ("numpy", "tokenizers", "safetensors"):
-            _require(module)
+            require(module)
         folder = model_dir or minilm_model_dir()
         if not _has_model_files(folder):
             raise ConfigurationError(
@@ -103,7 +103,7 @@ class MiniLMEmbedder:
             )
         self._config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         self._weights = _load_weights(folder / "model.safetensors")
-        self._tokenizer = _load_tokenizer(folder / "tokenizer.json", max_tokens)
+        self._tokenizer = load_tokenizer(folder / "tokenizer.json", max_tokens)
         self._batch_size = max(1, batch_size)
         self._lock = threading.Lock()
 
@@ -163,8 +163,9 @@ def _load_weights(path: Path) -> dict[str, Matrix]:
     return {name: value for name, value in load_file(str(path)).items() if value.dtype.kind == "f"}
 
 
-def _load_tokenizer(path: Path, max_tokens: int) -> Any:
-    """The packaged tokenizer, re-set to truncate at ``max_tokens`` and pad to the longest text.
+def load_tokenizer(path: Path, max_tokens: int, *, pad: bool = True) -> Any:
+    """The packaged tokenizer, re-set to truncate at ``max_tokens`` and (``pad``) pad to the longest
+    text of a batch, else not at all.
 
     The shipped ``tokenizer.json`` pads every text to 128 tokens and cuts there; sentence-
     transformers overrides both, and so must we.
@@ -174,7 +175,8 @@ def _load_tokenizer(path: Path, max_tokens: int) -> Any:
     tokenizer = Tokenizer.from_file(str(path))
     tokenizer.no_padding()
     tokenizer.enable_truncation(max_length=max_tokens)
-    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    if pad:
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
     return tokenizer
 
 
@@ -272,12 +274,3 @@ def _normalise(vectors: Matrix) -> Matrix:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     unit: Matrix = (vectors / np.clip(norms, 1e-12, None)).astype(np.float32)
     return unit
-
-
-def embedder_for(settings: Settings) -> Embedder | None:
-    """The MiniLM embedder when ``INDEX_EMBEDDINGS`` is on, else ``None``.
-
-    Raises :class:`ConfigurationError` naming the install command when the ``dense`` extra or
-    the weights are missing.
-    """
-    return MiniLMEmbedder() if settings.index_embeddings else None

@@ -13,7 +13,8 @@ Contracts:
 - :meth:`DocumentIndex.search` accepts any user text: it never passes FTS5 syntax through.
 - With an :class:`~deepresearch.index.embeddings.Embedder`, indexing also embeds every passage
   that has no vector from that model yet (so an index built without vectors gains them on the
-  next run), and :meth:`DocumentIndex.search_hybrid` fuses BM25 and dense rankings by RRF.
+  next run, and a passage is embedded once: re-indexing a changed file keeps the vectors of its
+  unchanged passages), and :meth:`DocumentIndex.search_hybrid` fuses BM25 and dense rankings by RRF.
 - One index may be shared between threads; calls are serialised by a lock.
 """
 
@@ -186,9 +187,14 @@ class DocumentIndex:
         self.close()
 
     def close(self) -> None:
-        """Close the connection; the object is unusable afterwards."""
+        """Close the connection and free the embedder's runtime (if it has a ``close``: a later
+        embed loads it again, so an embedder shared by two indexes keeps working); the index
+        is unusable afterwards."""
         with self._lock:
             self._conn.close()
+        close = getattr(self.embedder, "close", None)
+        if callable(close):
+            close()
 
     def count(self) -> int:
         """Number of passages in the index."""
@@ -285,13 +291,15 @@ class DocumentIndex:
             return 0
         with self._lock:
             todo = vectors.pending(self._conn, self.embedder.name)
-        done = 0
+        done, started = 0, time.perf_counter()
         for start in range(0, len(todo), EMBED_CHUNK):
             chunk = todo[start : start + EMBED_CHUNK]
             matrix = self.embedder.embed([text for _, text in chunk])
             with self._transaction() as conn:
                 done += vectors.save(conn, self.embedder.name, [rowid for rowid, _ in chunk], matrix)
-            (progress or _ignore)(f"embedded {start + len(chunk)}/{len(todo)} passages")
+            (progress or _ignore)(
+                _embed_progress(start + len(chunk), len(todo), time.perf_counter() - started)
+            )
         return done
 
     def indexed_files(self) -> list[str]:
@@ -389,8 +397,10 @@ class DocumentIndex:
             return
         loaded = load_file(path, data)
         with self._transaction() as conn:
+            vectors.keep(conn, str(path))
             conn.execute("DELETE FROM passages WHERE source = ?", (str(path),))
             added, duplicates = _insert(conn, loaded.documents, str(path))
+            vectors.restore(conn, str(path))
             conn.execute(
                 "INSERT OR REPLACE INTO files (path, sha256, mtime) VALUES (?, ?, ?)",
                 (str(path), digest, mtime),
@@ -492,6 +502,14 @@ def _as_document(doc: Document | Mapping[str, object]) -> Document | None:
 def _passage(row: tuple[Any, ...]) -> Passage:
     """A passage from a row whose first six columns are :data:`_PASSAGE_COLUMNS`."""
     return Passage(*row[:6])
+
+
+def _embed_progress(done: int, total: int, seconds: float) -> str:
+    """``embedded 128/2980 passages (14.2/s, about 3 min left)``."""
+    rate = done / seconds if seconds > 0 else 0.0
+    left = (total - done) / rate if rate > 0 else 0.0
+    eta = f"about {left / 60:.0f} min left" if left >= 90 else f"about {left:.0f} s left"
+    return f"embedded {done}/{total} passages ({rate:.1f}/s, {eta})"
 
 
 def _ignore(_message: str) -> None:

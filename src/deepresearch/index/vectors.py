@@ -6,6 +6,8 @@ Contracts:
   one row per passage and model, the vector as little-endian float32 bytes. Triggers drop a
   passage's vectors when the passage is deleted or its title or text change, so a vector always
   belongs to the text it was computed from.
+- Re-indexing a file keeps the vectors of its passages whose title and text did not change
+  (:func:`keep`, :func:`restore`): editing one record of a corpus file re-embeds that record only.
 - Vectors are unit length (see :class:`~deepresearch.index.embeddings.Embedder`), so a dot
   product is the cosine similarity.
 - numpy is imported only by the functions that need it; importing this module does not.
@@ -50,6 +52,38 @@ _SAVE_SQL = """
     SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM passages WHERE rowid = ?)
 """
 _LOAD_SQL = "SELECT passage_rowid, blob FROM vectors WHERE model = ? AND dim = ? ORDER BY passage_rowid"
+
+
+_KEEP_SQL = (
+    "CREATE TEMP TABLE IF NOT EXISTS kept_vectors (title TEXT, text TEXT, model TEXT, dim INT, blob BLOB)",
+    "CREATE INDEX IF NOT EXISTS temp.kept_vectors_text ON kept_vectors(text)",
+    "DELETE FROM temp.kept_vectors",
+    """INSERT INTO temp.kept_vectors
+       SELECT p.title, p.text, v.model, v.dim, v.blob
+       FROM passages AS p JOIN vectors AS v ON v.passage_rowid = p.rowid WHERE p.source = ?""",
+)
+_RESTORE_SQL = """
+    INSERT OR IGNORE INTO vectors (passage_rowid, model, dim, blob)
+    SELECT p.rowid, k.model, k.dim, k.blob
+    FROM passages AS p JOIN temp.kept_vectors AS k ON k.text = p.text AND k.title = p.title
+    WHERE p.source = ?
+"""
+
+
+def keep(conn: sqlite3.Connection, source: str) -> None:
+    """Set aside the vectors of ``source``'s passages, keyed by their title and text, before the
+    passages are replaced (deleting them drops their vectors). Call inside the transaction that
+    replaces them, then :func:`restore`."""
+    for sql in _KEEP_SQL:
+        conn.execute(sql, (source,) if "?" in sql else ())
+
+
+def restore(conn: sqlite3.Connection, source: str) -> int:
+    """Give the new passages of ``source`` the vectors :func:`keep` set aside for the same title
+    and text, so re-indexing a changed file embeds only what changed; returns how many."""
+    restored = conn.execute(_RESTORE_SQL, (source,)).rowcount
+    conn.execute("DELETE FROM temp.kept_vectors")
+    return int(restored)
 
 
 def embedding_text(title: str, text: str) -> str:

@@ -7,7 +7,7 @@ URL, and the passage's ``doc_id`` so that evaluation and citations can key on it
 from __future__ import annotations
 
 from deepresearch.index.corpus import local_index_path
-from deepresearch.index.embeddings import embedder_for
+from deepresearch.index.dense import embedder_for
 from deepresearch.index.store import DocumentIndex, Passage
 from deepresearch.search.base import SearchBackend, SearchHit
 from deepresearch.search.registry import BackendSpec, Notice, register_backend
@@ -73,7 +73,7 @@ def open_local(settings: Settings, notice: Notice | None = None) -> LocalSearch:
     """Search the index :func:`~deepresearch.index.corpus.local_index_path` chooses: the user's
     (``INDEX_PATH``, which must exist, or ``<home>/index.sqlite``) or, with neither, the bundled
     demo corpus's own index, built the first time it is needed; never both."""
-    embedder = embedder_for(settings)
+    embedder = embedder_for(settings, notice)
     path = local_index_path(settings, notice, embedder)
     index = DocumentIndex.open_existing(path, embedder)
     if embedder is not None and notice and not index.has_vectors():
