@@ -82,16 +82,18 @@ class Row:
         return frame_question(self.question)
 
 
-def context_rows(drop_gold: bool = False) -> list[Row]:
+def context_rows(
+    drop_gold: bool = False, questions: Path | None = None, corpus_path: Path | None = None
+) -> list[Row]:
     """Each question with its own context passages as the sources (gold and distractors, the
     HotpotQA distractor setting): labelled rows that need no agent run. ``drop_gold`` leaves the
     gold passages out (the answer should then be an abstention)."""
     corpus = {}
-    for line in (EVAL / "corpus.jsonl").open(encoding="utf-8"):
+    for line in (corpus_path or EVAL / "corpus.jsonl").open(encoding="utf-8"):
         doc = json.loads(line)
         corpus[doc["doc_id"]] = doc
     rows = []
-    for line in (EVAL / "questions.jsonl").open(encoding="utf-8"):
+    for line in (questions or EVAL / "questions.jsonl").open(encoding="utf-8"):
         q = json.loads(line)
         ids = q.get("context_doc_ids") or q["gold_doc_ids"]
         docs = [corpus[d] for d in ids if d in corpus and not (drop_gold and d in q["gold_doc_ids"])]
@@ -397,4 +399,3 @@ def gate_from(path: Path | None) -> AnswerWeights | None:
 
 if __name__ == "__main__":
     main()
-

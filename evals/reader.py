@@ -14,7 +14,9 @@ set, answer_match / precision when answering / share answered for each policy:
 - ``reader``: the reader's checked answer alone;
 - ``rescue``: code's answer, or where code abstains, the reader's;
 - ``verify``: code's answer only where the reader agrees;
-- ``reader_first``: the reader's answer, or where it has none, code's.
+- ``reader_first``: the reader's answer, or where it has none, code's;
+- ``rescue_agree``: code's answer, or where code abstains, the reader's when it is code's best
+  candidate below the threshold; ``rescue_listed``: … when it is one of code's candidates.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -75,14 +78,23 @@ def policies(row: Row, cached: dict[str, Any] | None, top: int, gate: Any) -> di
         frame, lines = _lines(row, top)
         reading = check_span(frame, parse_reply(cached["reply"]), lines)
         reader = reading.text if reading else None
-    agree = bool(code and reader and (answer_match(code, [reader]) or answer_match(reader, [code])))
+    agree = _same(code, reader)
+    loose = ground_answer(row.question, row.sources, weights=replace(gate, threshold=0.0)) if gate else got
+    best = loose.text if loose.status != "abstained" else None
+    listed = any(_same(c, reader) for c in loose.candidates[:6]) or _same(best, reader)
     return {
         "code": code,
         "reader": reader,
         "rescue": code or reader,
         "verify": code if agree or (code and not _open(row.frame)) else None,
         "reader_first": reader or code,
+        "rescue_agree": code or (reader if _same(best, reader) else None),
+        "rescue_listed": code or (reader if listed else None),
     }
+
+
+def _same(a: str | None, b: str | None) -> bool:
+    return bool(a and b) and bool(answer_match(a, [b or ""]) or answer_match(b or "", [a or ""]))
 
 
 def score(args: argparse.Namespace, sets: dict[str, list[Row]]) -> None:

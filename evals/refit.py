@@ -25,12 +25,14 @@ from pathlib import Path
 
 import numpy as np
 from fit_answers import (
+    context_rows,
     WEIGHTS,
     Row,
     as_linear,
     confidence_rows,
     curve,
     fit_logistic,
+    gate_from,
     grounded,
     matrix,
     outcomes,
@@ -39,9 +41,28 @@ from fit_answers import (
 )
 
 from deepresearch.answers.feature_set import CONFIDENCE_FEATURES, feature_set_hash
-from deepresearch.answers.learned import AnswerWeights, confidence_gate
+from deepresearch.answers.learned import AnswerWeights
 
 BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.01)
+
+
+DATA = Path(__file__).resolve().parent / "data"
+CONTEXTS = {
+    "shared": (None, None),
+    "twowiki": (DATA / "twowiki_questions.jsonl", DATA / "twowiki_corpus.jsonl"),
+}
+
+
+def _contexts(half: str) -> dict[str, list[Row]]:
+    """Each question with its own context passages, with the gold (an answer is due) and without
+    it (an abstention is due): rows of the ``half`` of each set, no agent run needed."""
+    out: dict[str, list[Row]] = {}
+    for name, (questions, corpus) in CONTEXTS.items():
+        if half == "test" and name == "shared":
+            continue  # the shared test half is looked at once per step, by `deepresearch eval`
+        out[f"{name}-ctx"] = [r for r in context_rows(False, questions, corpus) if r.half == half]
+        out[f"{name}-nogold"] = [r for r in context_rows(True, questions, corpus) if r.half == half]
+    return out
 
 
 def _sets(specs: Sequence[str], half: str) -> dict[str, list[Row]]:
@@ -107,19 +128,30 @@ def main() -> None:
         "--target", type=float, default=0.6, help="precision the threshold keeps on the fit rows"
     )
     parser.add_argument("--l2", type=float, default=1.0)
+    parser.add_argument("--no-contexts", dest="contexts", action="store_false", help="agent rows only")
+    parser.add_argument(
+        "--check-contexts",
+        action="store_true",
+        help="also check the test half's context rows (2Wiki only: the shared test half is never read here)",
+    )
     parser.add_argument("--top", type=int, default=8)
     parser.add_argument("--write", action="store_true", help="ship the refit")
+    parser.add_argument("--before", type=Path, help="weights to compare with (default: the shipped ones)")
     args = parser.parse_args()
     fitting, checking = _sets(args.fit, "dev"), _sets(args.check, "test")
+    if args.contexts:
+        fitting.update(_contexts("dev"))
+        checking.update(_contexts("test") if args.check_contexts else {})
     train = [r for rows in fitting.values() for r in rows]
     refit = fit(train, args.l2, args.top)
     refit = AnswerWeights(None, refit.confidence, threshold_for(train, refit, args.target), args.top)
     print(f"threshold {refit.threshold:.2f} (precision ≥ {args.target} on the fit rows)")
-    shipped = confidence_gate(None)
+    shipped = gate_from(args.before)
     for label, sets in (("fit (dev half)", fitting), ("check (test half, never fitted)", checking)):
         print(label)
         for name, rows in sets.items():
-            print("  " + _line(f"{name:10} shipped", rows, shipped))
+            print("  " + _line(f"{name:10} before ", rows, shipped))
+            print("  " + _line(f"{name:10} support", rows, None))
             print("  " + _line(f"{name:10} refit  ", rows, refit))
     for name, rows in checking.items():
         print(f"calibration of the refit on {name} (test half): bin, rows, predicted, right")

@@ -150,7 +150,8 @@ class Settings(BaseSettings):
     is in docs/BENCHMARKS.md."""
     answer_reader: Literal["auto", "on", "off"] = Field("auto", json_schema_extra=_RESEARCH)
     """Where code's answer line abstains, a model reads code's best lines and answers with a span of one,
-    which code checks: `auto` (on when `READER_MODEL` is set), `on` or `off`."""
+    which code checks: `auto` (on when `READER_MODEL` is set or, on the embedded provider, a bundled model
+    that measured as a reader is installed), `on` or `off`."""
     answer_chooser: Literal["code", "model"] = Field("code", json_schema_extra=_RESEARCH)
     """Who picks the embedded model's answer among code's candidates: `code` or `model` (under a grammar that
     allows only them)."""

@@ -132,5 +132,5 @@ def test_probe_off_makes_no_model_call(tmp_path: Path, base_url: str, fake: Fake
 
     names = [c.name for c in run_checks(settings, probe=False)]
 
-    assert names == ["provider", "model", "context", "search", "workspaces"]
+    assert names == ["provider", "model", "context", "search", "workspaces", "answer weights"]
     assert fake.requests == []

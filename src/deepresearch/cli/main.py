@@ -132,6 +132,8 @@ def research(
                 cancel=interruption.cancel,
             )
         except ResearchCancelledError:
+            if not interruption.cancel.is_set():  # stopped on purpose (plan review): say why
+                raise
             interruption.exit()
         output.write(result, err, streamed=isinstance(sink, ReportPrinter) and sink.printed)
         if not quiet:

@@ -12,7 +12,7 @@ from deepresearch.answers.learned import AnswerWeights, confidence_gate
 from deepresearch.answers.reader import read
 from deepresearch.errors import ResearchCancelledError
 from deepresearch.llm.base import ChatModel
-from deepresearch.llm.factory import model_writes
+from deepresearch.llm.factory import model_writes, reader_model
 from deepresearch.llm.metered import MeteredModel
 from deepresearch.search.base import SearchBackend
 from deepresearch.settings import Settings
@@ -72,7 +72,7 @@ class ResearchContext:
         """The model reading code's best lines where the answer line abstains (``ANSWER_READER``),
         or None."""
         mode = self.settings.answer_reader
-        if mode == "off" or (mode == "auto" and not self.settings.reader_model):
+        if mode == "off" or (mode == "auto" and reader_model(self.settings) is None):
             return None
         model = self.model
         return lambda frame, ranked: read(model, frame, ranked)

@@ -71,9 +71,25 @@ def model_writes(settings: Settings) -> bool:
 
 
 def role_models(settings: Settings) -> dict[str, str]:
-    """The roles that have their own model, and the model each names."""
+    """The roles that have their own model, and the model each names (the reader's: see
+    :func:`reader_model`)."""
     chosen = {role: getattr(settings, field) for role, field in ROLE_SETTINGS.items()}
+    chosen["reader"] = reader_model(settings)
     return {role: str(name) for role, name in chosen.items() if name}
+
+
+def reader_model(settings: Settings) -> str | None:
+    """The model that reads where the answer line abstains: ``READER_MODEL``, else with
+    ``ANSWER_READER=auto`` on the embedded provider the installed bundled model that measured as a
+    reader (:func:`~deepresearch.llm.model_files.default_reader`); None when there is none or the
+    reader is off."""
+    if settings.answer_reader == "off":
+        return None
+    if settings.reader_model or settings.llm_provider != "embedded" or settings.embedded_model_path:
+        return settings.reader_model
+    from deepresearch.llm.model_files import default_reader
+
+    return default_reader()
 
 
 def _default_name(settings: Settings) -> str | None:

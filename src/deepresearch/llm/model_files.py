@@ -56,6 +56,9 @@ class ModelFile:
     writes: bool
     n_ctx: int
     source: str
+    reads: bool = False
+    """Whether the model reads code's best lines where the answer line abstains, by default, when it
+    is installed (``ANSWER_READER=auto``): set by measurement (docs/BENCHMARKS.md)."""
 
     def requirement_lines(self) -> list[str]:
         return [f"{package.replace('_', '-')}=={self.version}" for package in self.packages]
@@ -119,6 +122,17 @@ def model_info(name: str) -> ModelFile:
     except KeyError:
         known = ", ".join(sorted(EMBEDDED_MODELS))
         raise ModelNotAvailableError(f"Unknown embedded model {name!r}: choose one of {known}.") from None
+
+
+def installed(name: str) -> bool:
+    """Whether every package of model ``name`` is installed (found without importing it)."""
+    return all(importlib.util.find_spec(package) is not None for package in model_info(name).packages)
+
+
+def default_reader() -> str | None:
+    """The installed bundled model that reads by default (the largest such), or None."""
+    readers = [m for m in EMBEDDED_MODELS.values() if m.reads and installed(m.name)]
+    return max(readers, key=lambda m: m.size).name if readers else None
 
 
 def requirements(name: str) -> list[str]:
