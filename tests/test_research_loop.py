@@ -187,7 +187,11 @@ def test_unusable_plan_falls_back_to_tasks_from_the_question(
     queries = [t.query for t in result.todo_items]
     assert queries[0] == "astronomical clock built city karel purkyně died"
     assert all(t.is_fallback for t in result.todo_items)
-    assert "Karel Purkyně" in queries and len(queries) >= 2
+    titles = [t.title for t in result.todo_items]  # the bridge, then the hop: each a question
+    assert titles[1:] == [
+        "What is the city where Karel Purkyně died?",
+        "When was the astronomical clock built in that city?",
+    ]
     assert any(f.startswith("plan:") and "from the question's terms and names" in f for f in result.fallbacks)
     assert result.role is not None and result.role.is_fallback and result.role.type == "historian"
     assert any(f.startswith("role:") and "by keywords" in f for f in result.fallbacks)
