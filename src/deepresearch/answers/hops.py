@@ -51,6 +51,11 @@ class Hops:
     bridge: str
     hop: str
     described: str
+    head: str
+
+    def hop_of(self, name: str) -> str:
+        """The hop asked of a bridge found: "Who was the tutor of Ilse Marr?"."""
+        return self.hop.replace(f"that {self.head}", name, 1).replace(f"That {self.head}", name, 1)
 
 
 def split_hops(question: str) -> Hops | None:
@@ -69,15 +74,16 @@ def _of_after_wh(text: str) -> Hops | None:
     desc, head = match["desc"], _head(match["desc"])
     tail = match["tail"] or ""
     hop = f"{match['wh']} {match['aux']} {match['rel']} of that {head}{tail}?"
-    return Hops(_bridge(desc, match["aux"]), _capital(hop), desc)
+    return Hops(_bridge(desc, match["aux"]), _capital(hop), desc, head)
 
 
 def _subject_of(text: str) -> Hops | None:
     match = _SUBJECT_OF.match(text)
     if match is None or not match["head"].islower():
         return None
-    hop = f"That {_head(match['desc'])} {match['verb']} {match['rest']}?"
-    return Hops(_bridge(match["desc"], "is"), hop, match["desc"])
+    head = _head(match["desc"])
+    hop = f"That {head} {match['verb']} {match['rest']}?"
+    return Hops(_bridge(match["desc"], "is"), hop, match["desc"], head)
 
 
 def _relative(text: str) -> Hops | None:
@@ -85,8 +91,9 @@ def _relative(text: str) -> Hops | None:
     if match is None or _ASKS.search(match["clause"]) or match["desc"].split()[-1].lower() in _HEAD_ENDS:
         return None
     tail = match["tail"] or ""
-    hop = f"{match['pre']}that {_head(match['desc'])}{tail}?"
-    return Hops(_bridge(match["desc"], "is"), _capital(hop), match["desc"])
+    head = _head(match["desc"])
+    hop = f"{match['pre']}that {head}{tail}?"
+    return Hops(_bridge(match["desc"], "is"), _capital(hop), match["desc"], head)
 
 
 def _unfinished(description: str) -> bool:

@@ -1,0 +1,153 @@
+"""What the sources say about the question, whether or not the answer line can say it.
+
+The run's sentences are ranked against the question by :func:`~deepresearch.answers.evidence.rank_sentences`
+(meaning-aware, with one bridge hop: a passage that names the question's bridge counts through the
+sentence that covers the question). A sentence *bears on* the question when it scores at least
+:data:`QUOTE_SHARE` of the best sentence, covers at least :data:`QUOTE_FLOOR` of the question and
+writes one of its terms itself:
+those are the report's quoted insights and, among each task's own sources, its evidence. When the
+answer line abstains, :func:`still_missing` names the part of the question no passage resolved:
+the bridge (nothing read says who or what the question describes) or the hop (the bridge is
+named, but no passage read states what the question asks of it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from deepresearch.answers.evidence import Ranked, Sentence, rank_sentences, sentence_pool
+from deepresearch.answers.hops import split_hops
+from deepresearch.answers.question import QuestionFrame, frame_question
+from deepresearch.citations import Source
+from deepresearch.domain import TodoItem
+from deepresearch.text import key_stems
+
+QUOTE_SHARE = 0.7
+QUOTE_FLOOR = 0.34
+MAX_QUOTES = 4
+TASK_QUOTES = 3
+BACKGROUND_PASSAGES = 2
+
+
+@dataclass(frozen=True)
+class Bearing:
+    """The question's ranked sentences and the score a sentence needs to bear on it."""
+
+    frame: QuestionFrame
+    ranked: tuple[Ranked, ...]
+    cutoff: float
+
+    def bears(self, ranked: Ranked) -> bool:
+        """Scores near the best, covers enough, and writes a term of the question itself (its
+        passage's title counts in the ranking, but "The coast has 40,000 people" of a passage
+        titled by the question's lighthouse says nothing of the lighthouse)."""
+        own = bool(ranked.sentence.terms & set(self.frame.terms))
+        return own and ranked.score >= self.cutoff and ranked.coverage >= QUOTE_FLOOR
+
+    def bearing(self) -> list[Ranked]:
+        """The sentences that bear on the question, best first, one per distinct text."""
+        return [r for r in self.ranked if self.bears(r)]
+
+    def on_question(self, source_id: int, text: str) -> bool:
+        """Whether a sentence of ``source_id`` that ``text`` quotes (or begins) bears on it."""
+        key = _key(text)
+        return any(r.sentence.source_id == source_id and _key(r.sentence.text) in key for r in self.bearing())
+
+
+def bearing(question: str, sources: Sequence[Source]) -> Bearing:
+    """The run's sentences ranked against ``question`` (see the module docstring)."""
+    frame = frame_question(question)
+    pool = sentence_pool(sources)
+    ranked = rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes)
+    best = ranked[0].score if ranked else 0.0
+    return Bearing(frame, tuple(ranked), QUOTE_SHARE * best)
+
+
+def best_quotes(found: Bearing, skip: set[str], limit: int = MAX_QUOTES) -> list[Ranked]:
+    """The sentences that bear most on the question, at most one per source, none of ``skip``
+    (keys of sentences the report already quotes)."""
+    out: list[Ranked] = []
+    used: set[int] = set()
+    for ranked in found.bearing():
+        key = _key(ranked.sentence.text)
+        if ranked.sentence.source_id in used or key in skip:
+            continue
+        used.add(ranked.sentence.source_id)
+        skip.add(key)
+        out.append(ranked)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def task_quotes(task: TodoItem, found: Bearing, skip: set[str], limit: int = TASK_QUOTES) -> list[Ranked]:
+    """The task's own sentences that bear on the question, ranked against the task (its intent
+    and query) with the question's names, none of ``skip``."""
+    own = set(task.source_ids)
+    bears = {(r.sentence.source_id, r.sentence.text) for r in found.bearing() if r.sentence.source_id in own}
+    if not bears:
+        return []
+    pool = [s for s in _sentences(found) if (s.source_id, s.text) in bears]
+    terms = tuple(dict.fromkeys([*key_stems(f"{task.intent} {task.query}"), *found.frame.names]))
+    out: list[Ranked] = []
+    for ranked in rank_sentences(terms, pool, found.frame.names):
+        key = _key(ranked.sentence.text)
+        if key not in skip:
+            skip.add(key)
+            out.append(ranked)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _sentences(found: Bearing) -> list[Sentence]:
+    return [r.sentence for r in found.ranked]
+
+
+def openings(found: Bearing, sources: Sequence[Source], skip: set[str]) -> list[tuple[str, int]]:
+    """What the topic is: the opening sentence of each of the (at most
+    :data:`BACKGROUND_PASSAGES`) passages whose sentences bear most on the question, unless the
+    report quotes it already; empty when no passage bears on it."""
+    by_id = {s.id: s for s in sources}
+    out: list[tuple[str, int]] = []
+    for source_id in dict.fromkeys(r.sentence.source_id for r in found.bearing()):
+        pool = sentence_pool([by_id[source_id]]) if source_id in by_id else []
+        if pool and _key(pool[0].text) not in skip:
+            skip.add(_key(pool[0].text))
+            out.append((pool[0].text, source_id))
+        if len(out) >= BACKGROUND_PASSAGES:
+            break
+    return out
+
+
+@dataclass(frozen=True)
+class Missing:
+    """The unresolved part of the question: ``part`` is ``"bridge"`` (``what`` the bridge's
+    question), ``"hop"`` (``what`` the hop asked of the bridge named) or ``"answer"`` (a question
+    of one part: ``what`` is the question); ``quoted`` whether sentences bearing on it are quoted."""
+
+    part: str
+    what: str
+    quoted: bool
+
+
+def still_missing(question: str, found: Bearing) -> Missing:
+    """What no passage read resolved (see the module docstring): the bridge when no sentence
+    that bears on the question names one, else the hop asked of the bridge that the best such
+    sentence names."""
+    quotes = found.bearing()
+    hops = split_hops(question)
+    if hops is None:
+        return Missing("answer", question, bool(quotes))
+    bridge = next((r.bridge for r in quotes if r.bridge), None)
+    if bridge is None:
+        return Missing("bridge", hops.bridge, bool(quotes))
+    return Missing("hop", hops.hop_of(bridge), True)
+
+
+def _key(text: str) -> str:
+    return " ".join(key_stems(text))
+
+
+__all__ = ["Bearing", "Missing", "bearing", "best_quotes", "openings", "still_missing", "task_quotes"]
