@@ -13,15 +13,19 @@ named, but no passage read states what the question asks of it).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deepresearch.answers.evidence import Ranked, Sentence, rank_sentences, sentence_pool
+from deepresearch.answers.candidates import names
+from deepresearch.answers.evidence import Ranked, Sentence, meaning, rank_sentences, sentence_pool
 from deepresearch.answers.hops import split_hops
 from deepresearch.answers.question import QuestionFrame, frame_question
 from deepresearch.citations import Source
 from deepresearch.domain import TodoItem
+from deepresearch.lexicon import NATIONALITIES
 from deepresearch.text import key_stems
+from deepresearch.wordsim import SoftTerms
 
 QUOTE_SHARE = 0.7
 QUOTE_FLOOR = 0.34
@@ -45,14 +49,21 @@ class Bearing:
         own = bool(ranked.sentence.terms & set(self.frame.terms))
         return own and ranked.score >= self.cutoff and ranked.coverage >= QUOTE_FLOOR
 
-    def bearing(self) -> list[Ranked]:
-        """The sentences that bear on the question, best first, one per distinct text."""
-        return [r for r in self.ranked if self.bears(r)]
+    def bearing(self) -> list[Sentence]:
+        """The sentences that bear on the question, best first, each followed by the other half
+        of its chain (the bridge sentence it borrowed coverage from), each text once."""
+        out: dict[tuple[int, str], Sentence] = {}
+        for ranked in self.ranked:
+            if self.bears(ranked):
+                for sentence in (ranked.sentence, ranked.via):
+                    if sentence is not None:
+                        out.setdefault((sentence.source_id, sentence.text), sentence)
+        return list(out.values())
 
     def on_question(self, source_id: int, text: str) -> bool:
         """Whether a sentence of ``source_id`` that ``text`` quotes (or begins) bears on it."""
         key = _key(text)
-        return any(r.sentence.source_id == source_id and _key(r.sentence.text) in key for r in self.bearing())
+        return any(s.source_id == source_id and _key(s.text) in key for s in self.bearing())
 
 
 def bearing(question: str, sources: Sequence[Source]) -> Bearing:
@@ -64,45 +75,40 @@ def bearing(question: str, sources: Sequence[Source]) -> Bearing:
     return Bearing(frame, tuple(ranked), QUOTE_SHARE * best)
 
 
-def best_quotes(found: Bearing, skip: set[str], limit: int = MAX_QUOTES) -> list[Ranked]:
+def best_quotes(found: Bearing, skip: set[str], limit: int = MAX_QUOTES) -> list[Sentence]:
     """The sentences that bear most on the question, at most one per source, none of ``skip``
     (keys of sentences the report already quotes)."""
-    out: list[Ranked] = []
+    out: list[Sentence] = []
     used: set[int] = set()
-    for ranked in found.bearing():
-        key = _key(ranked.sentence.text)
-        if ranked.sentence.source_id in used or key in skip:
+    for sentence in found.bearing():
+        key = _key(sentence.text)
+        if sentence.source_id in used or key in skip:
             continue
-        used.add(ranked.sentence.source_id)
+        used.add(sentence.source_id)
         skip.add(key)
-        out.append(ranked)
+        out.append(sentence)
         if len(out) >= limit:
             break
     return out
 
 
-def task_quotes(task: TodoItem, found: Bearing, skip: set[str], limit: int = TASK_QUOTES) -> list[Ranked]:
+def task_quotes(task: TodoItem, found: Bearing, skip: set[str], limit: int = TASK_QUOTES) -> list[Sentence]:
     """The task's own sentences that bear on the question, ranked against the task (its intent
     and query) with the question's names, none of ``skip``."""
     own = set(task.source_ids)
-    bears = {(r.sentence.source_id, r.sentence.text) for r in found.bearing() if r.sentence.source_id in own}
-    if not bears:
+    pool = [s for s in found.bearing() if s.source_id in own]
+    if not pool or limit <= 0:
         return []
-    pool = [s for s in _sentences(found) if (s.source_id, s.text) in bears]
     terms = tuple(dict.fromkeys([*key_stems(f"{task.intent} {task.query}"), *found.frame.names]))
-    out: list[Ranked] = []
+    out: list[Sentence] = []
     for ranked in rank_sentences(terms, pool, found.frame.names):
         key = _key(ranked.sentence.text)
         if key not in skip:
             skip.add(key)
-            out.append(ranked)
+            out.append(ranked.sentence)
         if len(out) >= limit:
             break
     return out
-
-
-def _sentences(found: Bearing) -> list[Sentence]:
-    return [r.sentence for r in found.ranked]
 
 
 def openings(found: Bearing, sources: Sequence[Source], skip: set[str]) -> list[tuple[str, int]]:
@@ -111,7 +117,7 @@ def openings(found: Bearing, sources: Sequence[Source], skip: set[str]) -> list[
     report quotes it already; empty when no passage bears on it."""
     by_id = {s.id: s for s in sources}
     out: list[tuple[str, int]] = []
-    for source_id in dict.fromkeys(r.sentence.source_id for r in found.bearing()):
+    for source_id in dict.fromkeys(s.source_id for s in found.bearing()):
         pool = sentence_pool([by_id[source_id]]) if source_id in by_id else []
         if pool and _key(pool[0].text) not in skip:
             skip.add(_key(pool[0].text))
@@ -132,18 +138,49 @@ class Missing:
     quoted: bool
 
 
+BRIDGE_FOUND = 0.6
+"""Share of the description's key terms a sentence (with its passage's title) must hold to name
+the bridge: "the first painter to cross the Velmora glacier" is found in "Ansel Corwin … was the
+first artist to walk across the Velmora glacier"."""
+
+
 def still_missing(question: str, found: Bearing) -> Missing:
     """What no passage read resolved (see the module docstring): the bridge when no sentence
-    that bears on the question names one, else the hop asked of the bridge that the best such
-    sentence names."""
+    that bears on the question holds the description, else the hop asked of the passage's
+    subject that holds it."""
     quotes = found.bearing()
     hops = split_hops(question)
     if hops is None:
         return Missing("answer", question, bool(quotes))
-    bridge = next((r.bridge for r in quotes if r.bridge), None)
+    wanted = set(key_stems(hops.described))
+    soft = meaning(tuple(wanted), quotes, found.frame.names)
+    asked = set(found.frame.terms)
+    holding = [s for s in quotes if wanted and _held(wanted, s, soft) >= BRIDGE_FOUND]
+    bridge = next((n for n in (_bridge_name(s, asked) for s in holding) if n), None)
     if bridge is None:
         return Missing("bridge", hops.bridge, bool(quotes))
     return Missing("hop", hops.hop_of(bridge), True)
+
+
+def _held(wanted: set[str], sentence: Sentence, soft: SoftTerms | None) -> float:
+    return sum(
+        soft.held(t, sentence.all_terms) if soft else float(t in sentence.all_terms) for t in wanted
+    ) / len(wanted)
+
+
+def _bridge_name(sentence: Sentence, asked: set[str]) -> str | None:
+    """What a sentence that holds the description names: its passage's subject (the title, as a
+    name: "Raven Peak (Montana)" → "Raven Peak") unless the question names it; else the first
+    name the sentence writes that the question does not ("Prague" in "She died in Prague" of a
+    passage titled by the question's own subject); None when it names nothing new."""
+    subject = re.sub(r"\s*\(.*?\)\s*$", "", sentence.title).strip()
+    if subject and not set(key_stems(subject)) <= asked:
+        return subject
+    for name in names(sentence.text):
+        terms = set(key_stems(name))
+        if terms and not terms <= asked and name.lower() not in NATIONALITIES:
+            return name
+    return None
 
 
 def _key(text: str) -> str:

@@ -136,7 +136,7 @@ def _about(inp: ReportInput, found: Bearing) -> set[int]:
     name the question's names), or they are the answer's chain."""
     frame = frame_question(inp.question)
     about = about_question(frame.terms, inp.sources, ABOUT_FLOOR, frame.names)
-    about |= {r.sentence.source_id for r in found.bearing()}
+    about |= {s.source_id for s in found.bearing()}
     if inp.answer is not None and inp.answer.source_id is not None:
         about.add(inp.answer.source_id)
     via = _via(inp.answer)
@@ -234,11 +234,11 @@ def _insights(inp: ReportInput, draft: ReportDraft, state: _Body, h: dict[str, s
     if inp.answer is not None and inp.answer.status != "abstained":
         state.quoted.update(_sentence_key(t) for t in (inp.answer.sentence, inp.answer.via_sentence) if t)
     quotes = best_quotes(state.found, set(state.quoted))
-    lines.extend((_quote(inp.sources, r.sentence.text, r.sentence.source_id), "established") for r in quotes)
+    lines.extend((_quote(inp.sources, q.text, q.source_id), "established") for q in quotes)
     missing = _missing(inp, state, h)
     kept = _dedupe(lines)[: 5 - len(missing)] + missing
     state.quoted.update(_sentence_key(text) for text, _ in kept)
-    state.quoted.update(_sentence_key(r.sentence.text) for r in quotes)
+    state.quoted.update(_sentence_key(q.text) for q in quotes)
     return "\n".join(f"- **{h[mark]}** — {text}" for text, mark in kept), [mark for _, mark in kept]
 
 
@@ -433,8 +433,8 @@ def _task_evidence(task: TodoItem, sources: Sequence[Source], state: _Body, seen
             seen.add(key)
             points += 1
         kept.append(line)
-    for ranked in task_quotes(task, state.found, seen, max(0, TASK_QUOTES - points)):
-        kept.append(f"- {_quote(sources, ranked.sentence.text, ranked.sentence.source_id)}")
+    for quote in task_quotes(task, state.found, seen, TASK_QUOTES - points):
+        kept.append(f"- {_quote(sources, quote.text, quote.source_id)}")
     return "\n".join(kept).strip()
 
 
