@@ -7,9 +7,11 @@ Every question, passage and task here is invented for these tests."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -28,8 +30,19 @@ from deepresearch.search.testing import StaticSearch
 from deepresearch.settings import Settings
 from deepresearch.text import key_stems
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "evals"))
-from report_quality import is_fragment_task  # noqa: E402
+
+def _measure() -> ModuleType:
+    """``evals/report_quality.py``, the measure the benchmarks table uses (not a package)."""
+    path = Path(__file__).resolve().parents[1] / "evals" / "report_quality.py"
+    spec = importlib.util.spec_from_file_location("report_quality", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["report_quality"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+is_fragment_task = _measure().is_fragment_task
 
 QUESTION = "Who was the tutor of the first painter to cross the Velmora glacier, and where did he teach?"
 CORWIN = Source(

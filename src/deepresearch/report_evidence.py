@@ -34,36 +34,45 @@ TASK_QUOTES = 3
 BACKGROUND_PASSAGES = 2
 
 
+MIN_QUOTE_WORDS = 4
+"""A sentence of fewer words is a split's leftover ("Pictures." of "… Warner Bros. Pictures."), no quote."""
+
+
 @dataclass(frozen=True)
 class Bearing:
-    """The question's ranked sentences and the score a sentence needs to bear on it."""
+    """The question's ranked sentences, the score a sentence needs to bear on it, and the sources
+    whose passage holds one of the question's names (all of them when it names nothing)."""
 
     frame: QuestionFrame
     ranked: tuple[Ranked, ...]
     cutoff: float
+    named: frozenset[int]
 
     def bears(self, ranked: Ranked) -> bool:
-        """Scores near the best, covers enough, and writes a term of the question itself (its
+        """Scores near the best, covers enough, writes a term of the question itself (its
         passage's title counts in the ranking, but "The coast has 40,000 people" of a passage
-        titled by the question's lighthouse says nothing of the lighthouse)."""
+        titled by the question's lighthouse says nothing of the lighthouse), and is from a
+        passage that holds a name of the question (its chain's other half may be the one that
+        names none)."""
+        close = ranked.score >= self.cutoff and ranked.coverage >= QUOTE_FLOOR
         own = bool(ranked.sentence.terms & set(self.frame.terms))
-        return own and ranked.score >= self.cutoff and ranked.coverage >= QUOTE_FLOOR
+        return close and own and _whole(ranked.sentence) and ranked.sentence.source_id in self.named
 
     def bearing(self) -> list[Sentence]:
         """The sentences that bear on the question, best first, each followed by the other half
-        of its chain (the bridge sentence it borrowed coverage from), each text once."""
+        of its chain (the sentence that names the bridge, which need not write the question's
+        words: "He taught Ansel Corwin …"), each text once."""
         out: dict[tuple[int, str], Sentence] = {}
         for ranked in self.ranked:
             if self.bears(ranked):
                 for sentence in (ranked.sentence, ranked.via):
-                    if sentence is not None:
+                    if sentence is not None and _whole(sentence):
                         out.setdefault((sentence.source_id, sentence.text), sentence)
         return list(out.values())
 
-    def on_question(self, source_id: int, text: str) -> bool:
-        """Whether a sentence of ``source_id`` that ``text`` quotes (or begins) bears on it."""
-        key = _key(text)
-        return any(s.source_id == source_id and _key(s.text) in key for s in self.bearing())
+
+def _whole(sentence: Sentence) -> bool:
+    return len(sentence.text.split()) >= MIN_QUOTE_WORDS
 
 
 def bearing(question: str, sources: Sequence[Source]) -> Bearing:
@@ -72,7 +81,11 @@ def bearing(question: str, sources: Sequence[Source]) -> Bearing:
     pool = sentence_pool(sources)
     ranked = rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes)
     best = ranked[0].score if ranked else 0.0
-    return Bearing(frame, tuple(ranked), QUOTE_SHARE * best)
+    words = {n for n in frame.names if not n.isdigit() and not n[:1].isdigit()}  # "1940s" names no one
+    named = {
+        s.id for s in sources if not words or words & set(key_stems(f"{s.title} {s.content or s.snippet}"))
+    }
+    return Bearing(frame, tuple(ranked), QUOTE_SHARE * best, frozenset(named))
 
 
 def best_quotes(found: Bearing, skip: set[str], limit: int = MAX_QUOTES) -> list[Sentence]:
@@ -139,9 +152,9 @@ class Missing:
 
 
 BRIDGE_FOUND = 0.6
-"""Share of the description's key terms a sentence (with its passage's title) must hold to name
-the bridge: "the first painter to cross the Velmora glacier" is found in "Ansel Corwin … was the
-first artist to walk across the Velmora glacier"."""
+"""Share of the description's key terms (its head noun aside) a sentence, with its passage's
+title, must hold to name the bridge: "the first painter to cross the Velmora glacier" is found in
+"Ansel Corwin … was the first artist to walk across the Velmora glacier"."""
 
 
 def still_missing(question: str, found: Bearing) -> Missing:
@@ -152,7 +165,7 @@ def still_missing(question: str, found: Bearing) -> Missing:
     hops = split_hops(question)
     if hops is None:
         return Missing("answer", question, bool(quotes))
-    wanted = set(key_stems(hops.described))
+    wanted = set(key_stems(hops.described)) - set(key_stems(hops.head))
     soft = meaning(tuple(wanted), quotes, found.frame.names)
     asked = set(found.frame.terms)
     holding = [s for s in quotes if wanted and _held(wanted, s, soft) >= BRIDGE_FOUND]

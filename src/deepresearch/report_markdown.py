@@ -430,7 +430,9 @@ def _task_evidence(task: TodoItem, sources: Sequence[Source], state: _Body, seen
             key = _sentence_key(point.group(1))
             if key in seen or not set(cited_ids(point.group(2))) & state.about:
                 continue
-            seen.add(key)
+            seen.update(
+                (key, _sentence_key(point.group(1).split(": ", 1)[-1]))
+            )  # with or without its subject
             points += 1
         kept.append(line)
     for quote in task_quotes(task, state.found, seen, TASK_QUOTES - points):

@@ -20,6 +20,8 @@ from deepresearch.lexicon import (
     INNER_NAME_WORD,
     NAMES_JOINED_BY_AND,
     PLACE_NAME_STARTS,
+    QUESTION_WORDS,
+    TASK_VERBS,
 )
 from deepresearch.llm.base import ChatModel
 from deepresearch.llm.structured import Structured, ask_structured, parse_as
@@ -249,8 +251,10 @@ def _readable_titles(question: str, tasks: list[TodoItem], language: str = "en")
         if repeats_question(title, question):
             searches_it = _jaccard(set(key_stems(task.query)), whole) >= DUPLICATE_JACCARD
             title = _phrases(language)["anchor"] if searches_it else _own_question(task, question, language)
-        elif is_fragment(title, min_terms=1 if title.endswith("?") else 2) or asserts_more(
-            title, f"{question} {task.query}"
+        elif (
+            is_fragment(title, min_terms=1 if title.endswith("?") else 2)
+            or asserts_more(title, f"{question} {task.query}")
+            or (language == "en" and is_label(title))
         ):
             title = _own_question(task, question, language)
         if _title_key(title) in {_title_key(t.title) for t in out}:
@@ -270,6 +274,17 @@ def repeats_question(title: str, question: str) -> bool:
     return bool(asked) and asked <= set(key_stems(title))
 
 
+def is_label(title: str) -> bool:
+    """Whether an English task title names a topic instead of asking about it: fewer than
+    :data:`MIN_TITLE_WORDS` words, or no question word and no verb (:data:`~deepresearch.lexicon.TASK_VERBS`,
+    or a word ending in -ed): "1940s film about the glacier crossing" is a label, "Who filmed the
+    glacier crossing?" a task."""
+    words = [w.lower() for w in re.findall(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", title)]
+    if len(words) < MIN_TITLE_WORDS:
+        return True
+    return not any(w in QUESTION_WORDS or w in TASK_VERBS or (w.endswith("ed") and len(w) > 4) for w in words)
+
+
 MIN_TITLE_WORDS = 4
 """A task's intent stands as its title only with at least this many words: fewer is a label."""
 
@@ -279,7 +294,8 @@ def _own_question(task: TodoItem, question: str, language: str) -> str:
     again, asserting nothing the question and query do not hold), else "What do the sources
     say about <query>?"."""
     intent = " ".join(task.intent.split())
-    usable = len(intent.split()) >= MIN_TITLE_WORDS and not is_fragment(intent)
+    short = is_label(intent) if language == "en" else len(intent.split()) < MIN_TITLE_WORDS
+    usable = not short and not is_fragment(intent)
     known = f"{question} {task.query}"
     if usable and not repeats_question(intent, question) and not asserts_more(intent, known):
         return _title_of(intent, 120)
