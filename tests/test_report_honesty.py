@@ -73,7 +73,12 @@ def done(tid: int, summary: str, title: str = "") -> TodoItem:
 
 
 def round_of(*judged: tuple[int, float]) -> RoundEvaluation:
-    tasks = [TaskJudgement(task_id=tid, relevance=score, code_relevance=score) for tid, score in judged]
+    tasks = [
+        TaskJudgement(
+            task_id=tid, relevance=score, code_relevance=score, relevant=round(score / 10), total=10
+        )
+        for tid, score in judged
+    ]
     mean = sum(score for _, score in judged) / len(judged)
     return RoundEvaluation(round=1, relevance=mean, code_relevance=mean, tasks=tasks, enough=False)
 
@@ -122,7 +127,7 @@ def test_a_task_s_score_is_its_best_round_not_a_last_round_that_found_nothing_ne
     tasks = [done(1, "- The Soreth lighthouse was designed by Augustin Mollard in 1862. [2]")]
     markdown = report(tasks, ANSWER, [round_of((1, 60.0)), round_of((1, 0.0))])
     heading = markdown.split("### Task 1: Lighthouse task 1", 1)[1].split("\n", 1)[0]
-    assert "60% of the question's key terms found" in heading
+    assert "6 of 10 sources judged relevant" in heading
 
 
 def test_plan_and_run_bookkeeping_is_not_a_limit_but_a_failed_search_is() -> None:
@@ -221,8 +226,9 @@ def test_an_insight_that_shares_nothing_with_the_question_is_left_out() -> None:
     ]
     markdown = report(tasks, ANSWER)
     insights = markdown.split("## Key insights", 1)[1].split("\n## ", 1)[0]
+    evidence = markdown.split("## Evidence and data", 1)[1].split("\n## ", 1)[0]
     assert "population" not in insights
-    assert "painter of seascapes" in insights
+    assert "painter of seascapes" in evidence
 
 
 # 5. Tasks that are fragments or copies

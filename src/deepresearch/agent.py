@@ -14,6 +14,7 @@ import traceback
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -212,6 +213,27 @@ def _drive(
 
         first_event = time.perf_counter() - started
         yield Event.numbered(next(seq), event("status", step="plan", message=PLANNING))
+    graph = _built_graph(settings, context, durable)
+    inputs, config = _graph_inputs(question, settings, notices, durable)
+    streamed = _Streamed(started, first_event)
+    yield from _streamed(
+        graph, _resumed(graph, config, durable) or inputs, config, context, durable, seq, streamed
+    )
+    state = streamed.state
+    if durable is not None:
+        snapshot = graph.get_state(config)
+        if snapshot.interrupts:
+            yield Event.numbered(next(seq), _awaiting(snapshot.interrupts[0].value))
+            return
+        state = dict(snapshot.values)
+    wall = time.perf_counter() - started
+    result = _result(state, context, run, wall, streamed.first_event, streamed.conclusion)
+    result.notices = [*setup, *result.notices]
+    _write_run(run, state, result)
+    yield Event.numbered(next(seq), event("done", step="done", result=result))
+
+
+def _built_graph(settings: Settings, context: ResearchContext, durable: Durability | None) -> Any:
     from deepresearch.graph.builder import build_graph
 
     graph = build_graph(checkpointer=durable.checkpointer if durable else None)
@@ -219,10 +241,30 @@ def _drive(
         # Only now: trafilatura and LangGraph both import xml.sax, and importing them from two
         # threads at once can end in Python's import deadlock error.
         context.fetcher.preload()
-    state: dict[str, Any] = {}
+    return graph
+
+
+@dataclass
+class _Streamed:
+    """What the graph's stream left: its last state, when its first event came (seconds after
+    ``started``), the report note."""
+
+    started: float
+    first_event: float | None
+    state: dict[str, Any] = field(default_factory=dict)
     conclusion: NoteRef | None = None
-    inputs, config = _graph_inputs(question, settings, notices, durable)
-    given = _resumed(graph, config, durable) or inputs
+
+
+def _streamed(
+    graph: Any,
+    given: Any,
+    config: RunnableConfig,
+    context: ResearchContext,
+    durable: Durability | None,
+    seq: Iterator[int],
+    out: _Streamed,
+) -> Iterator[Event]:
+    """The graph's custom events, numbered; its values and first-event time are kept in ``out``."""
     parts = graph.stream(
         given,
         config=config,
@@ -235,23 +277,13 @@ def _drive(
     )
     for mode, chunk in cast("Iterator[tuple[str, Any]]", parts):
         if mode == "values":
-            state = chunk
+            out.state = chunk
             continue
-        first_event = first_event or time.perf_counter() - started
+        out.first_event = out.first_event or time.perf_counter() - out.started
         if chunk["type"] == "report_note":
             data = chunk["data"]
-            conclusion = NoteRef(id=data["note_id"], type="conclusion", path=data["note_path"])
+            out.conclusion = NoteRef(id=data["note_id"], type="conclusion", path=data["note_path"])
         yield Event.numbered(next(seq), chunk)
-    if durable is not None:
-        snapshot = graph.get_state(config)
-        if snapshot.interrupts:
-            yield Event.numbered(next(seq), _awaiting(snapshot.interrupts[0].value))
-            return
-        state = dict(snapshot.values)
-    result = _result(state, context, run, time.perf_counter() - started, first_event, conclusion)
-    result.notices = [*setup, *result.notices]
-    _write_run(run, state, result)
-    yield Event.numbered(next(seq), event("done", step="done", result=result))
 
 
 def _graph_inputs(
@@ -399,6 +431,8 @@ def _result(
         todo_items=tasks,
         sources=sources,
         cited_source_ids=report.cited,
+        read_source_ids=report.read_not_cited,
+        off_topic_source_ids=report.off_topic,
         removed_citations=report.removed_citations,
         rounds=state.get("round", 0),
         evaluations=state.get("evaluations", []),

@@ -83,5 +83,9 @@ class ReportResult(BaseModel):
     answer_status: str = ""
     answer_source_id: int | None = None
     cited: list[int] = Field(default_factory=list)
+    read_not_cited: list[int] = Field(
+        default_factory=list, description="Source ids read, about the question, not cited."
+    )
+    off_topic: list[int] = Field(default_factory=list, description="Source ids read, off the question.")
     removed_citations: int = 0
     insight_marks: list[str] = Field(default_factory=list)

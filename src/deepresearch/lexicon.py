@@ -105,6 +105,17 @@ DANGLING = _words(
 ) | _words("via")
 """Words a search query or a task title cannot end in: articles, conjunctions, prepositions."""
 
+QUESTION_WORDS = _words("who whom whose what when where which why how")
+TASK_VERBS = _words(
+    """is was are were be been being do does did has have had can could will would should may might
+    must say says said find finds found make makes made become became play plays played write wrote
+    written win won lead led hold holds held know known give gave given lie lies lay run runs ran
+    live lived die died born"""
+)
+"""The question words and common verbs that make an English task title a question or an intent
+("Who founded the Ostvik line?", "Find when the line closed"), not a label ("Ostvik line
+history"); a word ending in -ed counts as a verb too (:func:`deepresearch.graph.planning.is_label`).
+``evals/report_quality.py`` keeps its own copy, frozen, so that main and a branch are measured alike."""
 KIN_NOUNS = _words(
     """brother sister son daughter wife husband mother father parent child sibling spouse partner
     cousin uncle aunt nephew niece grandson granddaughter grandfather grandmother widow widower

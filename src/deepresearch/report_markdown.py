@@ -12,16 +12,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from deepresearch.answers.evidence import about_question
 from deepresearch.answers.ground import GroundedAnswer
 from deepresearch.answers.question import frame_question
 from deepresearch.citations import Source, cited_ids, number_citations, render_references, resolve_citations
-from deepresearch.domain import DROPPED, ReportResult, RoundEvaluation, TodoItem
+from deepresearch.domain import DROPPED, ReportResult, RoundEvaluation, TaskJudgement, TodoItem
 from deepresearch.extractive import with_subject
 from deepresearch.lexicon import INNER_NAME_WORD
 from deepresearch.model_outputs import Insight, ReportDraft
+from deepresearch.report_evidence import (
+    TASK_QUOTES,
+    Bearing,
+    bearing,
+    best_quotes,
+    openings,
+    still_missing,
+    task_quotes,
+)
 from deepresearch.report_text import HEADINGS
 from deepresearch.text import (
     CITATION,
@@ -71,7 +80,9 @@ class _Body:
 
     valid: set[int]
     about: set[int]
+    found: Bearing
     terms: frozenset[str] = frozenset()
+    quoted: set[str] = field(default_factory=set)
     removed: int = 0
     dropped_insights: int = 0
     dropped_prose: int = 0
@@ -81,8 +92,12 @@ def render_report(inp: ReportInput) -> ReportResult:
     """The Markdown report (see the module docstring)."""
     h = HEADINGS.get(inp.language, HEADINGS["en"])
     draft = inp.draft or ReportDraft(answer="", background="", insights=[], risks=[])
+    found = bearing(inp.question, inp.sources)
     state = _Body(
-        valid={s.id for s in inp.sources}, about=_about(inp), terms=frozenset(key_stems(inp.question))
+        valid={s.id for s in inp.sources},
+        about=_about(inp, found),
+        found=found,
+        terms=frozenset(key_stems(inp.question)),
     )
     insights, marks = _insights(inp, draft, state, h)
     parts = [
@@ -95,27 +110,33 @@ def render_report(inp: ReportInput) -> ReportResult:
     ]
     body, removed = resolve_citations("\n\n".join(p for p in parts if p), state.valid)
     state.removed += removed
-    limits = _limits(inp, h, state)
+    limits = _limits(inp, h, state, cited_ids(body))
     if limits:
-        background = f"## {h['background']}"
-        body = body.replace(background, f"> **{h['limits']}:**\n{limits}\n\n{background}", 1)
+        first = body.find("\n## ")
+        at = first + 1 if first >= 0 else len(body)
+        body = f"{body[:at]}> **{h['limits']}:**\n{limits}\n\n{body[at:]}"
     body, order = number_citations(body)
+    others = _not_cited(inp, order, state)
     return ReportResult(
-        markdown=f"{body}\n\n{_section(h['references'], _references(inp, order, h))}\n",
+        markdown=f"{body}\n\n{_section(h['references'], _references(inp, order, others, h))}\n",
         answer=_answer_text(inp.answer),
         answer_status=inp.answer.status if inp.answer else "",
         answer_source_id=inp.answer.source_id if inp.answer else None,
         cited=order,
+        read_not_cited=others[0],
+        off_topic=others[1],
         removed_citations=state.removed,
         insight_marks=marks,
     )
 
 
-def _about(inp: ReportInput) -> set[int]:
-    """Sources about the question: they hold its names and much of its words, or they are the
-    answer's chain (the second hop's passage need not name the question's names)."""
+def _about(inp: ReportInput, found: Bearing) -> set[int]:
+    """Sources about the question: they hold its names and much of its words, a sentence of
+    theirs bears on it (:mod:`deepresearch.report_evidence`: the second hop's passage need not
+    name the question's names), or they are the answer's chain."""
     frame = frame_question(inp.question)
     about = about_question(frame.terms, inp.sources, ABOUT_FLOOR, frame.names)
+    about |= {s.source_id for s in found.bearing()}
     if inp.answer is not None and inp.answer.source_id is not None:
         about.add(inp.answer.source_id)
     via = _via(inp.answer)
@@ -179,13 +200,28 @@ def says_something(text: str) -> bool:
 
 
 def _background(inp: ReportInput, draft: ReportDraft, h: dict[str, str], state: _Body) -> str:
-    """The model's background, only what the sources read state (see :func:`stated_prose`)."""
+    """The model's background, only what the sources read state (see :func:`stated_prose`);
+    else what the topic is, from the opening sentences of the passages that bear most on the
+    question and are not quoted already; else nothing (the section is left out: the question
+    restated is no background)."""
     text, dropped = stated_prose(demote_headings(" ".join(draft.background.split())), inp.sources)
     state.dropped_prose += dropped
-    return text if says_something(text) else h["background_fallback"].format(question=literal(inp.question))
+    if says_something(text):
+        return text
+    return " ".join(
+        _quote(inp.sources, sentence, sid)
+        for sentence, sid in openings(state.found, inp.sources, state.quoted)
+    )
+
+
+def _quote(sources: Sequence[Source], sentence: str, source_id: int) -> str:
+    """A source's sentence as the report quotes it: with its subject, inert, cited."""
+    return f"{literal(with_subject(sentence, _title(sources, source_id)))} [{source_id}]"
 
 
 def _insights(inp: ReportInput, draft: ReportDraft, state: _Body, h: dict[str, str]) -> tuple[str, list[str]]:
+    """The model's checked insights, the answer's sentence, then the sentences that bear most on
+    the question, quoted; where the answer line abstains, last, what is still missing."""
     lines: list[tuple[str, str]] = []
     for insight in draft.insights[:5]:
         checked = _checked_insight(insight, inp.sources, state)
@@ -193,10 +229,27 @@ def _insights(inp: ReportInput, draft: ReportDraft, state: _Body, h: dict[str, s
             state.dropped_insights += 1
         else:
             lines.append(checked)
-    lines.extend(_answer_insights(inp, h))
-    lines.extend(_quoted_insights(inp, state, [text for text, _ in lines]))
-    kept = _dedupe(lines)[:5]
+    lines.extend(_answer_insights(inp))
+    state.quoted.update(_sentence_key(text) for text, _ in lines)
+    if inp.answer is not None and inp.answer.status != "abstained":
+        state.quoted.update(_sentence_key(t) for t in (inp.answer.sentence, inp.answer.via_sentence) if t)
+    quotes = best_quotes(state.found, set(state.quoted))
+    lines.extend((_quote(inp.sources, q.text, q.source_id), "established") for q in quotes)
+    missing = _missing(inp, state, h)
+    kept = _dedupe(lines)[: 5 - len(missing)] + missing
+    state.quoted.update(_sentence_key(text) for text, _ in kept)
+    state.quoted.update(_sentence_key(q.text) for q in quotes)
     return "\n".join(f"- **{h[mark]}** — {text}" for text, mark in kept), [mark for _, mark in kept]
+
+
+def _missing(inp: ReportInput, state: _Body, h: dict[str, str]) -> list[tuple[str, str]]:
+    """The "still missing" line, where the answer line abstains: the bridge not found, the hop
+    not stated, or (a question of one part) the answer not stated outright."""
+    if inp.answer is None or inp.answer.status != "abstained":
+        return []
+    missing = still_missing(inp.question, state.found)
+    key = f"missing_{missing.part}" + ("" if missing.quoted else "_none")
+    return [(h[key].format(what=literal(missing.what)), "unknown")]
 
 
 def _checked_insight(insight: Insight, sources: Sequence[Source], state: _Body) -> tuple[str, str] | None:
@@ -295,35 +348,15 @@ def _is_stated(sentence: str, read: Sequence[_Read], words: bool) -> bool:
     return False
 
 
-def _answer_insights(inp: ReportInput, h: dict[str, str]) -> list[tuple[str, str]]:
+def _answer_insights(inp: ReportInput) -> list[tuple[str, str]]:
     answer = inp.answer
-    if answer is None or answer.status == "abstained":
-        what = literal(inp.question)
-        return [(h["unanswered"].format(question=what), "unknown")] if answer else []
-    if not answer.sentence or answer.source_id is None:
+    if answer is None or answer.status == "abstained" or not answer.sentence or answer.source_id is None:
         return []
-    title = _title(inp.sources, answer.source_id)
-    text = f"{literal(with_subject(answer.sentence, title))} [{answer.source_id}]"
+    text = _quote(inp.sources, answer.sentence, answer.source_id)
     bridge = _via(answer)
     if bridge is not None:
-        via = literal(with_subject(bridge[0], _title(inp.sources, bridge[1])))
-        return [(f"{via} [{bridge[1]}] — {text}", "inferred")]
+        return [(f"{_quote(inp.sources, bridge[0], bridge[1])} — {text}", "inferred")]
     return [(text, "established")]
-
-
-def _quoted_insights(inp: ReportInput, state: _Body, have: Sequence[str]) -> list[tuple[str, str]]:
-    """The tasks' best quoted sentences from sources about the question, each established by its
-    own passage."""
-    out: list[tuple[str, str]] = []
-    for task in inp.tasks:
-        for line in task.summary.splitlines():
-            point = _POINT.match(line.strip())
-            quoted = any(point.group(1) in text for text in have) if point else True
-            wanted = point is not None and on_question(point.group(1), state.terms)
-            if point and wanted and set(cited_ids(point.group(2))) <= state.about and not quoted:
-                out.append((f"{point.group(1)} {point.group(2).strip()}", "established"))
-                break
-    return out
 
 
 def on_question(text: str, question_terms: frozenset[str]) -> bool:
@@ -358,22 +391,25 @@ def _evidence(inp: ReportInput, state: _Body, h: dict[str, str]) -> str:
     for task in inp.tasks:
         if _listed_in_limits(task):
             continue
-        relevance = best.get(task.id)
-        evidence = _task_evidence(task, state, seen)
-        score = f" — {h['relevance'].format(score=relevance)}" if relevance is not None and evidence else ""
+        judged = best.get(task.id)
+        evidence = _task_evidence(task, inp.sources, state, seen)
+        score = (
+            f" — {h['relevance'].format(relevant=judged[0], total=judged[1])}" if judged and evidence else ""
+        )
         summary = evidence or _no_evidence(task, h)
         blocks.append(f"### {h['task'].format(id=task.id, title=literal(task.title))}{score}\n\n{summary}")
     return "\n\n".join(blocks)
 
 
-def _best_relevance(inp: ReportInput) -> dict[int, float]:
-    """Each task's best relevance over the rounds: the evidence shown is what every round read,
-    so a last round that found nothing new must not label it 0 %."""
-    best: dict[int, float] = {}
+def _best_relevance(inp: ReportInput) -> dict[int, tuple[int, int]]:
+    """Each task's sources judged relevant and judged, in its best round: the evidence shown is
+    what every round read, so a last round that found nothing new must not label it 0 of 0."""
+    best: dict[int, TaskJudgement] = {}
     for evaluation in inp.evaluations:
         for j in evaluation.tasks:
-            best[j.task_id] = max(best.get(j.task_id, 0.0), j.relevance)
-    return best
+            if j.task_id not in best or j.relevance > best[j.task_id].relevance:
+                best[j.task_id] = j
+    return {tid: (j.relevant, j.total) for tid, j in best.items() if j.total}
 
 
 def _listed_in_limits(task: TodoItem) -> bool:
@@ -382,18 +418,25 @@ def _listed_in_limits(task: TodoItem) -> bool:
     return task.status in ("skipped", "failed")
 
 
-def _task_evidence(task: TodoItem, state: _Body, seen: set[str]) -> str:
+def _task_evidence(task: TodoItem, sources: Sequence[Source], state: _Body, seen: set[str]) -> str:
     """The task's summary without headings, without points quoting sources not about the question
-    and without sentences an earlier task already quoted."""
-    kept = []
+    and without sentences an earlier task already quoted; then, up to
+    :data:`~deepresearch.report_evidence.TASK_QUOTES` points, the task's own sentences that bear
+    most on the question (a summary ranked against a task's words may miss them)."""
+    kept, points = [], 0
     for line in demote_headings(task.summary).splitlines():
         point = _POINT.match(line.strip())
         if point:
             key = _sentence_key(point.group(1))
             if key in seen or not set(cited_ids(point.group(2))) & state.about:
                 continue
-            seen.add(key)
+            seen.update(
+                (key, _sentence_key(point.group(1).split(": ", 1)[-1]))
+            )  # with or without its subject
+            points += 1
         kept.append(line)
+    for quote in task_quotes(task, state.found, seen, TASK_QUOTES - points):
+        kept.append(f"- {_quote(sources, quote.text, quote.source_id)}")
     return "\n".join(kept).strip()
 
 
@@ -430,36 +473,63 @@ def _run_gaps(inp: ReportInput) -> list[str]:
     return [g for g in gaps if not set(key_stems(g)) <= present]
 
 
-def _limits(inp: ReportInput, h: dict[str, str], state: _Body) -> str:
+def _limits(inp: ReportInput, h: dict[str, str], state: _Body, cited: Sequence[int]) -> str:
     """The lines that change how far the reader should trust the answer (see :func:`_thin`,
-    :data:`_BOOKKEEPING`)."""
-    lines = []
-    if inp.answer is not None and inp.answer.status == "unverified":
-        lines.append(h["unverified"])
-    if _thin(inp):
-        last = inp.evaluations[-1]
-        lines.append(
-            h["thin"].format(score=last.relevance, rounds=len(inp.evaluations), threshold=inp.threshold)
-        )
+    :data:`_BOOKKEEPING`), each a number that says what it counts."""
+    lines = [*_evidence_limits(inp, h, cited)]
     for task in inp.tasks:
         if _listed_in_limits(task):
             reason = literal(task.skip_reason or task.status).rstrip(".")
             lines.append(h["skipped"].format(id=task.id, title=literal(task.title), reason=reason))
     fallback = sum(s.is_fallback for s in inp.sources)
-    if fallback:
-        lines.append(h["fallback_used"].format(count=fallback))
-    if state.removed:
-        lines.append(h["removed"].format(count=state.removed))
-    if state.dropped_insights:
-        lines.append(h["dropped_insights"].format(count=state.dropped_insights))
-    if state.dropped_prose:
-        lines.append(h["dropped_prose"].format(count=state.dropped_prose))
+    counts = [
+        ("fallback_used", fallback),
+        ("removed", state.removed),
+        ("dropped_insights", state.dropped_insights),
+        ("dropped_prose", state.dropped_prose),
+    ]
+    lines.extend(h[key].format(count=count) for key, count in counts if count)
     failed = [m.group(1) for m in map(_MODEL_FAILED.match, inp.notices) if m]
     if failed:
         steps = ", ".join(dict.fromkeys(failed))
         lines.append(h["model_failed"].format(count=len(failed), steps=steps))
     lines.extend(literal(n) for n in inp.notices if not _BOOKKEEPING.match(n))
     return "\n".join(f"> - {line}" for line in lines)
+
+
+def _evidence_limits(inp: ReportInput, h: dict[str, str], cited: Sequence[int]) -> list[str]:
+    """The answer unverified; relevance as the sources judged relevant of those judged (where
+    it is thin); key-term coverage as the share of the question's key terms that the cited
+    passage closest to the question holds (where no grounded answer stands)."""
+    lines = [h["unverified"]] if inp.answer is not None and inp.answer.status == "unverified" else []
+    if _thin(inp):
+        last = inp.evaluations[-1]
+        lines.append(
+            h["thin"].format(
+                relevant=last.relevant,
+                total=last.total,
+                score=last.relevance,
+                rounds=len(inp.evaluations),
+                threshold=inp.threshold,
+            )
+        )
+    grounded = inp.answer is not None and inp.answer.status not in ("abstained", "unverified")
+    held = _best_coverage(inp, cited)
+    if not grounded and held is not None:
+        lines.append(h["coverage"].format(held=held[0], terms=held[1]))
+    return lines
+
+
+def _best_coverage(inp: ReportInput, cited: Sequence[int]) -> tuple[int, int] | None:
+    """(held, all): the most key terms of the question one cited source holds, by stem, and
+    how many key terms the question has; None without key terms or cited sources."""
+    terms = set(frame_question(inp.question).terms)
+    by_id = {s.id: s for s in inp.sources}
+    cited_sources = [by_id[i] for i in dict.fromkeys(cited) if i in by_id]
+    if not terms or not cited_sources:
+        return None
+    best = max(len(terms & set(key_stems(f"{s.title} {s.content or s.snippet}"))) for s in cited_sources)
+    return best, len(terms)
 
 
 def _thin(inp: ReportInput) -> bool:
@@ -471,14 +541,45 @@ def _thin(inp: ReportInput) -> bool:
     return bool(inp.evaluations) and not grounded and inp.evaluations[-1].relevance < inp.threshold
 
 
-def _references(inp: ReportInput, order: Sequence[int], h: dict[str, str]) -> str:
+def _not_cited(inp: ReportInput, order: Sequence[int], state: _Body) -> tuple[list[int], list[int]]:
+    """The sources read but not cited: (about the question, off it), by id."""
+    cited = set(order)
+    rest = [s.id for s in inp.sources if s.id not in cited]
+    return [i for i in rest if i in state.about], [i for i in rest if i not in state.about]
+
+
+MAX_OTHER_TITLES = 8
+
+
+def _references(
+    inp: ReportInput, order: Sequence[int], others: tuple[list[int], list[int]], h: dict[str, str]
+) -> str:
+    """The cited sources, numbered as cited; then one line for the others read: how many, the
+    titles of those about the question, and how many were off it (not listed)."""
     by_id = {s.id: s for s in inp.sources}
-    if order:
-        return render_references([by_id[i] for i in order], fallback_label=h["fallback"])
     if not inp.sources:
         return h["none"]
-    read = render_references(inp.sources, fallback_label=h["fallback"]).splitlines()
-    return h["none_cited"] + "\n\n" + "\n".join("- " + line.split(". ", 1)[1] for line in read)
+    head = (
+        render_references([by_id[i] for i in order], fallback_label=h["fallback"])
+        if order
+        else h["none_cited"]
+    )
+    about, off = others
+    if not about and not off:
+        return head
+    parts = [h["other_read"].format(count=len(about) + len(off))]
+    if about:
+        titles = "; ".join(_listed_title(by_id[i], h) for i in about[:MAX_OTHER_TITLES])
+        more = "; …" if len(about) > MAX_OTHER_TITLES else ""
+        parts.append(h["on_question"].format(count=len(about), titles=titles + more))
+    if off:
+        parts.append(h["off_question"].format(count=len(off)))
+    return f"{head}\n\n*{'; '.join(parts)}.*"
+
+
+def _listed_title(source: Source, h: dict[str, str]) -> str:
+    flag = f" *({h['fallback']})*" if source.is_fallback else ""
+    return (literal(source.title) or "untitled") + flag
 
 
 __all__ = ["ReportInput", "demote_headings", "render_report", "support_share"]

@@ -19,9 +19,27 @@ HEADINGS: dict[str, dict[str, str]] = {
         "none": "No sources were read.",
         "none_cited": "No source read by this run was cited.",
         "thin": (
-            "Evidence stayed thin: after {rounds} round(s) the passages read hold {score:.0f}% of the "
-            "question's key terms (a report is trusted from {threshold:.0f}%)."
+            "Evidence stayed thin: after {rounds} round(s), {relevant} of {total} sources were judged "
+            "relevant to "
+            "their task ({score:.0f}% per task on average; a report is trusted from {threshold:.0f}%)."
         ),
+        "coverage": "The cited passage closest to the question holds {held} of its {terms} key terms.",
+        "relevance": "{relevant} of {total} sources judged relevant",
+        "missing_bridge": "Still missing — the bridge: no passage read answers “{what}”.",
+        "missing_bridge_none": (
+            "Still missing — the bridge: no passage read answers “{what}”, and none bears on the question."
+        ),
+        "missing_hop": (
+            "Still missing — the second hop: no sentence read states outright “{what}” (the closest "
+            "are quoted above)."
+        ),
+        "missing_answer": (
+            "Still missing: no sentence read states the answer outright (the closest are quoted above)."
+        ),
+        "missing_answer_none": "Still missing: no passage read bears on the question.",
+        "other_read": "{count} other passage(s) read, not cited",
+        "on_question": "{count} on the question: {titles}",
+        "off_question": "{count} off the question, not listed",
         "skipped": "Skipped task {id} ({title}): {reason}.",
         "fallback_used": "{count} source(s) came from a fallback search engine and are marked as such.",
         "no_evidence": "{title}: no evidence was found for this task.",
@@ -37,11 +55,8 @@ HEADINGS: dict[str, dict[str, str]] = {
         "unverified_mark": "unverified",
         "evidence_for": "From",
         "via": "via",
-        "unanswered": "What the question asks — {question} — is not answered by any source read.",
         "gaps": "Terms of the question no source contained: {terms}.",
         "task": "Task {id}: {title}",
-        "relevance": "{score:.0f}% of the question's key terms found",
-        "background_fallback": "This report researches: {question}",
     },
     "zh": {
         "abstained": "已读来源没有回答：{question}",
@@ -58,7 +73,20 @@ HEADINGS: dict[str, dict[str, str]] = {
         "fallback": "备用来源",
         "none": "本次运行没有读取任何来源。",
         "none_cited": "本次运行读取的来源均未被引用。",
-        "thin": "证据不足：经过 {rounds} 轮后整体关键词相关度为 {score:.0f}%，低于阈值 {threshold:.0f}%。",
+        "thin": (
+            "证据不足：经过 {rounds} 轮，{total} 个来源中有 {relevant} 个被判定与其任务相关"
+            "（每个任务平均 {score:.0f}%，阈值 {threshold:.0f}%）。"
+        ),
+        "coverage": "与问题最接近的被引段落包含问题 {terms} 个关键词中的 {held} 个。",
+        "relevance": "{total} 个来源中 {relevant} 个被判定相关",
+        "missing_bridge": "仍缺：桥接环节——没有已读段落回答“{what}”。",
+        "missing_bridge_none": "仍缺：桥接环节——没有已读段落回答“{what}”，也没有段落与问题相关。",
+        "missing_hop": "仍缺：第二跳——没有已读句子直接陈述“{what}”（最接近的句子已在上文引用）。",
+        "missing_answer": "仍缺：没有已读句子直接陈述答案（最接近的句子已在上文引用）。",
+        "missing_answer_none": "仍缺：没有已读段落与问题相关。",
+        "other_read": "另读 {count} 个段落，未引用",
+        "on_question": "其中 {count} 个与问题相关：{titles}",
+        "off_question": "{count} 个与问题无关，未列出",
         "skipped": "已跳过任务 {id}（{title}）：{reason}。",
         "fallback_used": "{count} 个来源来自备用搜索引擎，已标注。",
         "no_evidence": "{title}：此任务未找到证据。",
@@ -74,11 +102,8 @@ HEADINGS: dict[str, dict[str, str]] = {
         "unverified_mark": "未经证实",
         "evidence_for": "出处",
         "via": "经由",
-        "unanswered": "问题所问——{question}——没有任何已读来源作答。",
         "gaps": "来源中未出现的问题关键词：{terms}。",
         "task": "任务 {id}：{title}",
-        "relevance": "关键词相关度 {score:.0f}%",
-        "background_fallback": "本报告研究的问题：{question}",
     },
     "de": {
         "abstained": "Die gelesenen Quellen beantworten nicht: {question}",
@@ -96,9 +121,32 @@ HEADINGS: dict[str, dict[str, str]] = {
         "none": "Es wurden keine Quellen gelesen.",
         "none_cited": "Keine der gelesenen Quellen wurde zitiert.",
         "thin": (
-            "Die Belege blieben dünn: Relevanz der Schlüsselbegriffe insgesamt {score:.0f}% nach {rounds} "
-            "Runde(n), unter der Schwelle von {threshold:.0f}%."
+            "Die Belege blieben dünn: Nach {rounds} Runde(n) wurden {relevant} von {total} Quellen als "
+            "relevant für "
+            "ihre Aufgabe beurteilt ({score:.0f}% je Aufgabe im Mittel; vertraut wird ab {threshold:.0f}%)."
         ),
+        "coverage": (
+            "Die zitierte Passage, die der Frage am nächsten kommt, enthält {held} ihrer {terms} "
+            "Schlüsselbegriffe."
+        ),
+        "relevance": "{relevant} von {total} Quellen als relevant beurteilt",
+        "missing_bridge": "Es fehlt noch — die Brücke: Keine gelesene Passage beantwortet „{what}“.",
+        "missing_bridge_none": (
+            "Es fehlt noch — die Brücke: Keine gelesene Passage beantwortet „{what}“, und keine "
+            "betrifft die Frage."
+        ),
+        "missing_hop": (
+            "Es fehlt noch — der zweite Schritt: Kein gelesener Satz sagt ausdrücklich „{what}“ (die "
+            "nächsten sind oben zitiert)."
+        ),
+        "missing_answer": (
+            "Es fehlt noch: Kein gelesener Satz nennt die Antwort ausdrücklich (die nächsten sind oben "
+            "zitiert)."
+        ),
+        "missing_answer_none": "Es fehlt noch: Keine gelesene Passage betrifft die Frage.",
+        "other_read": "{count} weitere Passage(n) gelesen, nicht zitiert",
+        "on_question": "{count} zur Frage: {titles}",
+        "off_question": "{count} nicht zur Frage, nicht aufgeführt",
         "skipped": "Aufgabe {id} ({title}) übersprungen: {reason}.",
         "fallback_used": "{count} Quelle(n) stammen von einer Ersatz-Suchmaschine und sind so markiert.",
         "no_evidence": "{title}: Für diese Aufgabe wurden keine Belege gefunden.",
@@ -114,11 +162,8 @@ HEADINGS: dict[str, dict[str, str]] = {
         "unverified_mark": "unbestätigt",
         "evidence_for": "Aus",
         "via": "über",
-        "unanswered": "Was die Frage wissen will — {question} — beantwortet keine gelesene Quelle.",
         "gaps": "Begriffe der Frage, die keine Quelle enthielt: {terms}.",
         "task": "Aufgabe {id}: {title}",
-        "relevance": "Relevanz der Schlüsselbegriffe {score:.0f}%",
-        "background_fallback": "Dieser Bericht untersucht: {question}",
     },
     "fr": {
         "abstained": "Les sources lues ne répondent pas à : {question}",
@@ -136,9 +181,32 @@ HEADINGS: dict[str, dict[str, str]] = {
         "none": "Aucune source n'a été lue.",
         "none_cited": "Aucune source lue par cette recherche n'a été citée.",
         "thin": (
-            "Les preuves sont restées minces : pertinence globale des termes clés de {score:.0f}% après "
-            "{rounds} tour(s), sous le seuil de {threshold:.0f}%."
+            "Les preuves sont restées minces : après {rounds} tour(s), {relevant} source(s) sur "
+            "{total} jugée(s) "
+            "pertinente(s) pour leur tâche ({score:.0f}% par tâche en moyenne ; un rapport est fiable "
+            "dès {threshold:.0f}%)."
         ),
+        "coverage": (
+            "Le passage cité le plus proche de la question contient {held} de ses {terms} termes clés."
+        ),
+        "relevance": "{relevant} source(s) sur {total} jugée(s) pertinente(s)",
+        "missing_bridge": "Il manque encore le pont : aucun passage lu ne répond à « {what} ».",
+        "missing_bridge_none": (
+            "Il manque encore le pont : aucun passage lu ne répond à « {what} », et aucun ne porte sur "
+            "la question."
+        ),
+        "missing_hop": (
+            "Il manque encore le second saut : aucune phrase lue n'énonce clairement « {what} » (les "
+            "plus proches sont citées plus haut)."
+        ),
+        "missing_answer": (
+            "Il manque encore : aucune phrase lue n'énonce clairement la réponse (les plus proches "
+            "sont citées plus haut)."
+        ),
+        "missing_answer_none": "Il manque encore : aucun passage lu ne porte sur la question.",
+        "other_read": "{count} autre(s) passage(s) lu(s), non cité(s)",
+        "on_question": "{count} sur la question : {titles}",
+        "off_question": "{count} hors sujet, non listés",
         "skipped": "Tâche {id} ({title}) ignorée : {reason}.",
         "fallback_used": "{count} source(s) viennent d'un moteur de recherche de secours et sont marquées.",
         "no_evidence": "{title} : aucune preuve trouvée pour cette tâche.",
@@ -156,13 +224,8 @@ HEADINGS: dict[str, dict[str, str]] = {
         "unverified_mark": "non vérifié",
         "evidence_for": "Source",
         "via": "via",
-        "unanswered": (
-            "Ce que demande la question — {question} — ne trouve de réponse dans aucune source lue."
-        ),
         "gaps": "Termes de la question absents de toutes les sources : {terms}.",
         "task": "Tâche {id} : {title}",
-        "relevance": "pertinence des termes clés {score:.0f}%",
-        "background_fallback": "Ce rapport étudie : {question}",
     },
     "es": {
         "abstained": "Las fuentes leídas no responden: {question}",
@@ -180,9 +243,30 @@ HEADINGS: dict[str, dict[str, str]] = {
         "none": "No se leyó ninguna fuente.",
         "none_cited": "No se citó ninguna fuente leída en esta investigación.",
         "thin": (
-            "La evidencia quedó escasa: relevancia global de los términos clave del {score:.0f}% tras "
-            "{rounds} ronda(s), por debajo del umbral del {threshold:.0f}%."
+            "La evidencia quedó escasa: tras {rounds} ronda(s), {relevant} de {total} fuentes se "
+            "juzgaron pertinentes "
+            "para su tarea ({score:.0f}% por tarea de media; un informe es fiable desde el {threshold:.0f}%)."
         ),
+        "coverage": (
+            "El pasaje citado más cercano a la pregunta contiene {held} de sus {terms} términos clave."
+        ),
+        "relevance": "{relevant} de {total} fuentes juzgadas pertinentes",
+        "missing_bridge": "Falta aún el puente: ningún pasaje leído responde «{what}».",
+        "missing_bridge_none": (
+            "Falta aún el puente: ningún pasaje leído responde «{what}», y ninguno trata la pregunta."
+        ),
+        "missing_hop": (
+            "Falta aún el segundo salto: ninguna frase leída afirma claramente «{what}» (las más "
+            "cercanas se citan arriba)."
+        ),
+        "missing_answer": (
+            "Falta aún: ninguna frase leída afirma claramente la respuesta (las más cercanas se citan "
+            "arriba)."
+        ),
+        "missing_answer_none": "Falta aún: ningún pasaje leído trata la pregunta.",
+        "other_read": "{count} pasaje(s) más leído(s), no citado(s)",
+        "on_question": "{count} sobre la pregunta: {titles}",
+        "off_question": "{count} ajenos a la pregunta, no listados",
         "skipped": "Tarea {id} ({title}) omitida: {reason}.",
         "fallback_used": "{count} fuente(s) provienen de un buscador alternativo y están marcadas.",
         "no_evidence": "{title}: no se encontró evidencia para esta tarea.",
@@ -198,10 +282,7 @@ HEADINGS: dict[str, dict[str, str]] = {
         "unverified_mark": "no verificado",
         "evidence_for": "De",
         "via": "vía",
-        "unanswered": "Lo que pregunta la pregunta — {question} — no lo responde ninguna fuente leída.",
         "gaps": "Términos de la pregunta que ninguna fuente contenía: {terms}.",
         "task": "Tarea {id}: {title}",
-        "relevance": "relevancia de los términos clave {score:.0f}%",
-        "background_fallback": "Este informe investiga: {question}",
     },
 }

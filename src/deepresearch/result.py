@@ -53,6 +53,17 @@ class ResearchResult(BaseModel):
         default_factory=list,
         description="Registry ids in report order: the report's [k] is cited_source_ids[k-1].",
     )
+    read_source_ids: list[int] = Field(
+        default_factory=list,
+        description=(
+            "Registry ids of sources read, about the question, but not cited: the report lists their "
+            "titles apart, in one line after the references."
+        ),
+    )
+    off_topic_source_ids: list[int] = Field(
+        default_factory=list,
+        description="Registry ids of sources read, off the question: counted in the report, not listed.",
+    )
     removed_citations: int = 0
     rounds: int = 0
     evaluations: list[RoundEvaluation] = Field(default_factory=list)

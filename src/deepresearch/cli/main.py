@@ -22,6 +22,8 @@ from deepresearch.errors import ConfigurationError, ResearchCancelledError
 from deepresearch.settings import Settings
 
 if TYPE_CHECKING:
+    from deepresearch.cli.interrupt import Interruption
+    from deepresearch.cli.output import Output
     from deepresearch.evaluation.dataset import Half
 
 app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help="Deep research, offline by default.")
@@ -103,11 +105,8 @@ def research(
     ] = False,
 ) -> None:
     """Research QUESTION and print a cited Markdown report."""
-    from deepresearch.agent import research as run_research
     from deepresearch.cli.interrupt import Interruption
     from deepresearch.cli.output import plan_output
-    from deepresearch.cli.progress import ProgressPrinter, ReportPrinter
-    from deepresearch.cli.review import TerminalReviewer, clarify
 
     interruption = Interruption(err)
     with friendly_errors(), interruption.installed():
@@ -119,25 +118,49 @@ def research(
             "demo_corpus": demo or None,
         }
         settings = _research_settings(overrides, corpus, index, quiet)
-        progress = None if quiet else ProgressPrinter(err)
-        sink = ReportPrinter(progress) if output.streams_markdown else progress
-        reviewer = TerminalReviewer(err) if review_plan else None
-        question = clarify(question, err) if clarify_question else question
-        try:
-            result = run_research(
-                question,
-                settings=settings,
-                on_event=interruption.watching(sink),
-                review_plan=reviewer,
-                cancel=interruption.cancel,
-            )
-        except ResearchCancelledError:
-            if not interruption.cancel.is_set():  # stopped on purpose (plan review): say why
-                raise
-            interruption.exit()
-        output.write(result, err, streamed=isinstance(sink, ReportPrinter) and sink.printed)
-        if not quiet:
-            err.print(f"[dim]{usage_line(result.usage)}[/dim]")
+        question = _clarified(question) if clarify_question else question
+        _run_and_write(question, settings, output, interruption, quiet=quiet, review_plan=review_plan)
+
+
+def _clarified(question: str) -> str:
+    from deepresearch.cli.review import clarify
+
+    return clarify(question, err)
+
+
+def _run_and_write(
+    question: str,
+    settings: Settings,
+    output: Output,
+    interruption: Interruption,
+    *,
+    quiet: bool,
+    review_plan: bool,
+) -> None:
+    """One run with progress on stderr (unless ``quiet``), the plan reviewed at the terminal
+    (with ``review_plan``), the result written as ``output`` says; Ctrl-C ends it cleanly."""
+    from deepresearch.agent import research as run_research
+    from deepresearch.cli.progress import ProgressPrinter, ReportPrinter
+    from deepresearch.cli.review import TerminalReviewer
+
+    progress = None if quiet else ProgressPrinter(err)
+    sink = ReportPrinter(progress) if output.streams_markdown else progress
+    reviewer = TerminalReviewer(err) if review_plan else None
+    try:
+        result = run_research(
+            question,
+            settings=settings,
+            on_event=interruption.watching(sink),
+            review_plan=reviewer,
+            cancel=interruption.cancel,
+        )
+    except ResearchCancelledError:
+        if not interruption.cancel.is_set():  # stopped on purpose (plan review): say why
+            raise
+        interruption.exit()
+    output.write(result, err, streamed=isinstance(sink, ReportPrinter) and sink.printed)
+    if not quiet:
+        err.print(f"[dim]{usage_line(result.usage)}[/dim]")
 
 
 def _backends() -> list[str]:

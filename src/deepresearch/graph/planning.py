@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from deepresearch.answers.hops import split_hops
 from deepresearch.domain import ResearchRole, TodoItem
 from deepresearch.lexicon import (
     COMMON_CAPITALISED,
@@ -19,6 +20,8 @@ from deepresearch.lexicon import (
     INNER_NAME_WORD,
     NAMES_JOINED_BY_AND,
     PLACE_NAME_STARTS,
+    QUESTION_WORDS,
+    TASK_VERBS,
 )
 from deepresearch.llm.base import ChatModel
 from deepresearch.llm.structured import Structured, ask_structured, parse_as
@@ -34,31 +37,41 @@ PLAN_PHRASES: dict[str, dict[str, str]] = {
         "anchor": "The question as asked",
         "anchor_intent": "Find passages that answer: {question}",
         "entity_intent": "Who or what is {name}, as the question needs",
+        "entity_title": "Who or what is {name}?",
         "rest_intent": "What the question says about {rest}",
+        "about": "What do the sources say about {topic}?",
     },
     "fr": {
         "anchor": "La question telle que posée",
         "anchor_intent": "Trouver les passages qui répondent à : {question}",
         "entity_intent": "Qui ou quoi est {name}, pour la question",
+        "entity_title": "Qui ou quoi est {name} ?",
         "rest_intent": "Ce que la question dit de {rest}",
+        "about": "Que disent les sources de {topic} ?",
     },
     "de": {
         "anchor": "Die Frage, wie gestellt",
         "anchor_intent": "Passagen finden, die beantworten: {question}",
         "entity_intent": "Wer oder was {name} ist, für die Frage",
+        "entity_title": "Wer oder was ist {name}?",
         "rest_intent": "Was die Frage über {rest} sagt",
+        "about": "Was sagen die Quellen über {topic}?",
     },
     "es": {
         "anchor": "La pregunta tal como se hizo",
         "anchor_intent": "Encontrar pasajes que respondan: {question}",
         "entity_intent": "Quién o qué es {name}, para la pregunta",
+        "entity_title": "¿Quién o qué es {name}?",
         "rest_intent": "Lo que la pregunta dice de {rest}",
+        "about": "¿Qué dicen las fuentes sobre {topic}?",
     },
     "zh": {
         "anchor": "原问题",
         "anchor_intent": "查找回答该问题的段落：{question}",
         "entity_intent": "问题所需：{name} 是谁或是什么",
+        "entity_title": "{name} 是谁或是什么？",
         "rest_intent": "问题关于 {rest} 的内容",
+        "about": "来源对 {topic} 有何说法？",
     },
 }
 """The titles and intents code writes into a plan, in the question's language (a French report
@@ -224,27 +237,69 @@ def _usable(question: str, proposed: list[PlannedTask]) -> tuple[list[TodoItem],
 
 
 def _readable_titles(question: str, tasks: list[TodoItem], language: str = "en") -> list[TodoItem]:
-    """``tasks`` with every title a reader can tell apart: a title that is a fragment ("EP",
-    "Australia": fewer than two content terms, or cut short, see :func:`is_fragment`) or that
-    asserts what the question does not say (:func:`asserts_more`) becomes its query; a title that
-    repeats the question is the anchor title (:data:`PLAN_PHRASES`) on the task that searches the
-    question (its query elsewhere);
-    a title an earlier task already has becomes its query (and a task that still repeats an
-    earlier title is no task of its own)."""
-    asked, whole = _title_key(question), set(key_stems(question))
+    """``tasks`` with every title a research question a reader can tell apart: a title that
+    repeats the question (:func:`repeats_question`) is the anchor title (:data:`PLAN_PHRASES`) on
+    the task that searches the question, and elsewhere becomes the task's own question
+    (:func:`_own_question`); so does a title that is a fragment ("EP", "Australia": fewer than
+    two content terms, or cut short, see :func:`is_fragment`) or that asserts what the question
+    does not say (:func:`asserts_more`), and a title an earlier task already has (a task that
+    still repeats an earlier title is no task of its own)."""
+    whole = set(key_stems(question))
     out: list[TodoItem] = []
     for task in tasks:
         title = task.title
-        if _title_key(title) == asked:
+        if repeats_question(title, question):
             searches_it = _jaccard(set(key_stems(task.query)), whole) >= DUPLICATE_JACCARD
-            title = _phrases(language)["anchor"] if searches_it else _title_of(task.query)
-        elif is_fragment(title) or asserts_more(title, f"{question} {task.query}"):
-            title = _title_of(task.query)
+            title = _phrases(language)["anchor"] if searches_it else _own_question(task, question, language)
+        elif (
+            is_fragment(title, min_terms=1 if title.endswith("?") else 2)
+            or asserts_more(title, f"{question} {task.query}")
+            or (language == "en" and is_label(title))
+        ):
+            title = _own_question(task, question, language)
         if _title_key(title) in {_title_key(t.title) for t in out}:
-            title = _title_of(task.query)
+            title = _phrases(language)["about"].format(topic=_title_of(task.query))
         if _title_key(title) not in {_title_key(t.title) for t in out}:
             out.append(task.model_copy(update={"title": title}))
     return out
+
+
+def repeats_question(title: str, question: str) -> bool:
+    """Whether a task's title is the question again: word for word, or holding every key stem of
+    it (the question without its second ask is still the question; its bridge, which leaves out
+    the word asked of it, is not)."""
+    if _title_key(title) == _title_key(question):
+        return True
+    asked = set(key_stems(question))
+    return bool(asked) and asked <= set(key_stems(title))
+
+
+def is_label(title: str) -> bool:
+    """Whether an English task title names a topic instead of asking about it: fewer than
+    :data:`MIN_TITLE_WORDS` words, or no question word and no verb (:data:`~deepresearch.lexicon.TASK_VERBS`,
+    or a word ending in -ed): "1940s film about the glacier crossing" is a label, "Who filmed the
+    glacier crossing?" a task."""
+    words = [w.lower() for w in re.findall(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", title)]
+    if len(words) < MIN_TITLE_WORDS:
+        return True
+    return not any(w in QUESTION_WORDS or w in TASK_VERBS or (w.endswith("ed") and len(w) > 4) for w in words)
+
+
+MIN_TITLE_WORDS = 4
+"""A task's intent stands as its title only with at least this many words: fewer is a label."""
+
+
+def _own_question(task: TodoItem, question: str, language: str) -> str:
+    """The task's intent when it reads as one (words enough, no fragment, not the question
+    again, asserting nothing the question and query do not hold), else "What do the sources
+    say about <query>?"."""
+    intent = " ".join(task.intent.split())
+    short = is_label(intent) if language == "en" else len(intent.split()) < MIN_TITLE_WORDS
+    usable = not short and not is_fragment(intent)
+    known = f"{question} {task.query}"
+    if usable and not repeats_question(intent, question) and not asserts_more(intent, known):
+        return _title_of(intent, 120)
+    return _phrases(language)["about"].format(topic=_title_of(task.query))
 
 
 def _title_key(title: str) -> str:
@@ -322,26 +377,58 @@ def _with_anchor(question: str, tasks: list[TodoItem], language: str = "en") -> 
 
 
 def _top_up(question: str, tasks: list[TodoItem], language: str = "en") -> list[TodoItem]:
-    """Add entity tasks, then one task on the question's terms no query covers yet; never a
-    fragment or a near-duplicate (a narrower part of the whole question is no repeat of it)."""
+    """Add the question's bridge and hop as tasks (:func:`hop_tasks`), then entity tasks, then one
+    task on the question's terms no query covers yet; never a fragment or a near-duplicate (a
+    narrower part of the whole question is no repeat of it). Every title is a question."""
     anchor = set(key_stems(question))
     have = [anchor, *(set(key_stems(t.query)) for t in tasks)]
-    extra: list[TodoItem] = []
+    extra = hop_tasks(question, have) if language == "en" else []
+    have.extend(set(key_stems(t.query)) for t in extra)
     entities = question_entities(question)
+    phrases = _phrases(language)
     for name in entities:
         query = entity_query(name, question, entities) or ""
         terms = set(key_stems(query))
         if query and len(tasks) + len(extra) < MIN_TASKS and not _repeats(terms, have, anchor):
             have.append(terms)
-            intent = _phrases(language)["entity_intent"].format(name=name)
-            extra.append(TodoItem(id=0, title=name, intent=intent, query=query))
+            title, intent = (
+                phrases["entity_title"].format(name=name),
+                phrases["entity_intent"].format(name=name),
+            )
+            extra.append(TodoItem(id=0, title=title, intent=intent, query=query))
     covered = set().union(*(h for h in have if _jaccard(h, anchor) < DUPLICATE_JACCARD))
     rest = " ".join(t for t in key_terms(question) if stem(t) not in covered)
     fresh = not _repeats(set(key_stems(rest)), have, anchor)
     if fresh and len(key_terms(rest)) >= MIN_REST_TERMS and len(tasks) + len(extra) < MIN_TASKS:
-        intent = _phrases(language)["rest_intent"].format(rest=rest)
-        extra.append(TodoItem(id=0, title=rest, intent=intent, query=rest))
+        title, intent = phrases["about"].format(topic=rest), phrases["rest_intent"].format(rest=rest)
+        extra.append(TodoItem(id=0, title=title, intent=intent, query=rest))
     return [*tasks, *extra]
+
+
+def hop_tasks(question: str, have: list[set[str]]) -> list[TodoItem]:
+    """The bridge, then the hop, of a two-hop question (:func:`~deepresearch.answers.hops.split_hops`),
+    each a task titled by its own question: "Who was the first painter to cross …?" searches the
+    description without the word asked of it (a search for the whole question finds the tutor's
+    peers, not the painter), then "Who was the tutor of that painter?" (its query the hop's own
+    words, a name of the description only where they are too few: the painter is not known yet,
+    and the next round's bridge queries search it). A task whose query another task already
+    runs word for word, or that is a fragment, is left out."""
+    hops = split_hops(question)
+    if hops is None:
+        return []
+    hop = key_terms(hops.hop)
+    if is_fragment(" ".join(hop)):
+        hop += question_entities(hops.described)[:1]
+    parts = [(hops.bridge, key_terms(hops.described)), (hops.hop, hop)]
+    out: list[TodoItem] = []
+    for title, terms in parts:
+        query = " ".join(dict.fromkeys(terms))
+        stems_ = set(key_stems(query))
+        if is_fragment(query) or any(stems_ == h for h in have):
+            continue
+        have = [*have, stems_]
+        out.append(TodoItem(id=0, title=_title_of(title, 120), intent=title, query=query))
+    return out
 
 
 MIN_REST_TERMS = 3

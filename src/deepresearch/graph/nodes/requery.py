@@ -160,6 +160,7 @@ def template_queries(
     gaps = judgement.gaps if judgement else []
     base = task.queries[0] if task.queries else task.query
     title, intent = ("", question) if task.title in ANCHOR_TITLES else (task.title, task.intent)
+    title = " ".join(key_terms(title))  # a title is a question now: its words, not "who was the …"
     if round_number == 2:
         return [
             _join(base, gaps[:3]),

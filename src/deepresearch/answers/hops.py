@@ -1,0 +1,131 @@
+"""A two-hop question read as its two parts: the *bridge* (who or what the question describes
+without naming it) and the *hop* (what it asks of that bridge).
+
+"Who was the tutor of the first painter to cross the Velmora glacier?" describes a painter it
+does not name: the bridge is "Who was the first painter to cross the Velmora glacier?", the hop
+"Who was the tutor of that painter?". Plans research the bridge first, then the hop; a report that
+cannot answer says which part is still missing. Code reads three English shapes (an "of" phrase
+after the question word, a relative clause, a subject described by an "of" phrase); any other
+question, or any other language, has no split (None).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from deepresearch.lexicon import AGENT_ENDINGS, KIN_NOUNS, NOT_AGENT_NOUNS, PERSON_NOUNS
+
+_AUX = r"(?:is|was|are|were)"
+_OF_AFTER_WH = re.compile(
+    rf"^(?P<wh>(?:(?:in|on|at|from|for|by)\s+)?(?:who|what|which|where|when|how\s+\w+)(?:\s+\w+)?)\s+"
+    rf"(?P<aux>{_AUX})\s+(?P<rel>the\s+(?:\w+\s+){{0,2}}?\w+)\s+of\s+"
+    r"(?P<desc>(?:the|a|an)\s+[^?]+?)\s*(?P<tail>,\s*(?:and|or|but)\b[^?]*)?\?$",
+    re.IGNORECASE,
+)
+_RELATIVE = re.compile(
+    r"^(?P<pre>.*?\b(?:in|of|by|for|with|from|to|at|on|about|through|into|near|under|over|during|as|\w+ed)\s+)"
+    r"(?P<desc>the\s+(?:\w+\s+){0,3}?\w+\s+(?-i:who|that|which|whose|in which|where)\s+(?P<clause>[^?]+?))"
+    r"\s*(?P<tail>,\s*(?:and|or|but)\b[^?]*)?\?$",
+    re.IGNORECASE,
+)
+_SUBJECT_OF = re.compile(
+    r"^(?P<desc>the\s+(?:\w+\s+){0,2}?(?P<head>\w+)\s+of\s+[^,?]+?)\s+"
+    r"(?P<verb>is|was|are|were|has|had|did|does|do)\s+(?P<rest>[^?]+)\?$",
+    re.IGNORECASE,
+)
+_ASKS = re.compile(r"\b(?:what|which|who|whom|when|where|how)\b")
+_DETERMINER = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+_HEAD_ENDS = frozenset(
+    ["of", "to", "who", "that", "which", "whose", "where", "in", "from", "with", "on", "at", "by", "for"]
+)
+_ENDS_IN_VERB = re.compile(r"\b(?:\w+ed|born|built|made|written|known|held|given|won|sold|begun)$", re.I)
+
+
+@dataclass(frozen=True)
+class Hops:
+    """``bridge``: the question that finds what the question describes; ``hop``: the question
+    asked of it, with the description replaced by "that <head>"; ``described``: the description
+    as the question writes it."""
+
+    bridge: str
+    hop: str
+    described: str
+    head: str
+
+    def hop_of(self, name: str) -> str:
+        """The hop asked of a bridge found: "Who was the tutor of Ilse Marr?"."""
+        return self.hop.replace(f"that {self.head}", name, 1).replace(f"That {self.head}", name, 1)
+
+
+def split_hops(question: str) -> Hops | None:
+    """The question's bridge and hop (see the module docstring), or None when it has no
+    description to resolve first."""
+    text = " ".join(question.split())
+    if not text.endswith("?"):
+        return None
+    return _of_after_wh(text) or _subject_of(text) or _relative(text)
+
+
+def _of_after_wh(text: str) -> Hops | None:
+    match = _OF_AFTER_WH.match(text)
+    if match is None or _unfinished(match["desc"]):
+        return None
+    desc, head = match["desc"], _head(match["desc"])
+    tail = match["tail"] or ""
+    hop = f"{match['wh']} {match['aux']} {match['rel']} of that {head}{tail}?"
+    return Hops(_bridge(desc, match["aux"]), _capital(hop), desc, head)
+
+
+def _subject_of(text: str) -> Hops | None:
+    match = _SUBJECT_OF.match(text)
+    if match is None or not match["head"].islower():
+        return None
+    head = _head(match["desc"])
+    hop = f"That {head} {match['verb']} {match['rest']}?"
+    return Hops(_bridge(match["desc"], "is"), hop, match["desc"], head)
+
+
+def _relative(text: str) -> Hops | None:
+    match = _RELATIVE.match(text)
+    if match is None or _ASKS.search(match["clause"]) or match["desc"].split()[-1].lower() in _HEAD_ENDS:
+        return None
+    tail = match["tail"] or ""
+    head = _head(match["desc"])
+    hop = f"{match['pre']}that {head}{tail}?"
+    return Hops(_bridge(match["desc"], "is"), _capital(hop), match["desc"], head)
+
+
+def _unfinished(description: str) -> bool:
+    """A description that ends in a verb or a preposition runs into the question's own verb
+    ("the river built in …" of "When was the river built in …"), not a description alone."""
+    last = description.split()[-1].lower()
+    return last in _HEAD_ENDS or _ENDS_IN_VERB.search(last) is not None
+
+
+def _head(description: str) -> str:
+    """The noun a description is about, the last word before its first preposition or relative
+    word: "the first painter to cross …" → "painter", "the eastern tip of …" → "tip"."""
+    words = _DETERMINER.sub("", description).split()
+    ends = [i for i, w in enumerate(words) if i > 0 and (w in _HEAD_ENDS or w.endswith(("ed", "ly")))]
+    before = ends[0] if ends else len(words)
+    return words[before - 1] if words else description
+
+
+def _bridge(description: str, aux: str) -> str:
+    head = _head(description).lower()
+    wh = "Who" if _names_a_person(head) else "What"
+    return f"{wh} {aux.lower()} {description}?"
+
+
+def _names_a_person(noun: str) -> bool:
+    if noun in PERSON_NOUNS or noun in KIN_NOUNS:
+        return True
+    return noun.endswith(AGENT_ENDINGS) and noun not in NOT_AGENT_NOUNS
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+__all__ = ["Hops", "split_hops"]
