@@ -23,7 +23,11 @@ _T = TypeVar("_T")
 
 
 class Source(BaseModel):
-    """A passage or page the run read. ``id`` is 0 until the registry assigns it."""
+    """A passage or page the run read. ``id`` is 0 until the registry assigns it.
+
+    ``authors``, ``venue`` and ``year`` are the publication's, where a scholarly engine gave them
+    (empty for web pages and your own documents); the reference line shows them after the title.
+    """
 
     id: int = 0
     url: str
@@ -36,6 +40,9 @@ class Source(BaseModel):
     round: int = 1
     task_ids: list[int] = Field(default_factory=list)
     queries: list[str] = Field(default_factory=list)
+    authors: list[str] = Field(default_factory=list)
+    venue: str = ""
+    year: int | None = None
 
 
 def normalize_url(url: str) -> str:
@@ -145,8 +152,23 @@ def render_references(sources: Sequence[Source], *, fallback_label: str = "fallb
         flag = f" *({fallback_label})*" if source.is_fallback else ""
         doc = f" — {code_span(source.doc_id)}" if source.doc_id else ""
         title = markdown_literal(source.title) or "untitled"
-        lines.append(f"{number}. [{title}]({link_destination(source.url)}){doc}{flag}")
+        meta = publication_line(source)
+        meta = f" — {markdown_literal(meta)}" if meta else ""
+        lines.append(f"{number}. [{title}]({link_destination(source.url)}){meta}{doc}{flag}")
     return "\n".join(lines)
+
+
+MAX_AUTHORS_SHOWN = 3
+
+
+def publication_line(source: Source) -> str:
+    """``Authors; venue; year`` of a scholarly source (at most three authors, then "et al."), or
+    ``""`` when the source carries none of them. Plain text: the caller makes it Markdown."""
+    names = source.authors[:MAX_AUTHORS_SHOWN]
+    authors = ", ".join(names) + (" et al." if len(source.authors) > MAX_AUTHORS_SHOWN else "")
+    venue = source.venue.strip()
+    year = str(source.year) if source.year and str(source.year) not in venue else ""
+    return "; ".join(part for part in (authors, venue, year) if part)
 
 
 _PLAIN_URL = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'*+,;=%]*")

@@ -26,6 +26,8 @@ SECRET_FIELDS = (
     "openai_api_key",
     "tavily_api_key",
     "perplexity_api_key",
+    "semantic_scholar_api_key",
+    "ncbi_api_key",
     "api_token",
     "database_url",
     "redis_url",
@@ -181,6 +183,11 @@ class Settings(BaseSettings):
     """Key for `SEARCH_API=tavily`."""
     perplexity_api_key: SecretStr | None = Field(None, json_schema_extra=_SEARCH)
     """Key for `SEARCH_API=perplexity`."""
+    semantic_scholar_api_key: SecretStr | None = Field(None, json_schema_extra=_SEARCH)
+    """Optional key for `SEARCH_API=semantic_scholar` (sent as `x-api-key`): its own 1 request/s
+    instead of the pool that every unauthenticated client shares (and that often answers 429)."""
+    ncbi_api_key: SecretStr | None = Field(None, json_schema_extra=_SEARCH)
+    """Optional NCBI key for `SEARCH_API=pubmed`: E-utilities allow 10 requests/s with it, 3 without."""
     searxng_url: str | None = Field(None, json_schema_extra=_SEARCH)
     """Your SearXNG instance for `SEARCH_API=searxng`, e.g. `http://localhost:8080`."""
     fetch_allow_hosts: str = Field("", json_schema_extra=_SEARCH)

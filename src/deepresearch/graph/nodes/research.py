@@ -183,6 +183,9 @@ def _source(hit: SearchHit, task: TodoItem, round_number: int, limit: int) -> So
         round=round_number,
         task_ids=[task.id],
         queries=[task.query],
+        authors=list(hit.authors),
+        venue=hit.venue,
+        year=hit.year,
     )
 
 
