@@ -1,5 +1,5 @@
-"""The reference line: a scholarly source's authors, venue and year follow its title; a web
-page's line is unchanged."""
+"""The reference line: a scholarly source's authors, venue and year follow its title, and a known
+kind of source follows them; a page of no known kind keeps the bare line."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def test_paper_reference_names_authors_venue_and_year() -> None:
     )
     assert render_references([paper]) == (
         "1. [Tidal ice loss](https://pubmed.ncbi.nlm.nih.gov/1/)"
-        " — Ana Ruiz, Bo Lind; Journal of Glaciers; 2019"
+        " — Ana Ruiz, Bo Lind; Journal of Glaciers; 2019 · scholarly"
     )
 
 
@@ -35,3 +35,17 @@ def test_markdown_in_author_names_does_nothing() -> None:
     paper = Source(id=1, url="https://x.org", title="t", authors=["[evil](https://bad.example)"])
     line = render_references([paper])
     assert "](https://bad.example)" not in line
+
+
+def test_the_kind_of_source_is_shown_beside_its_reference() -> None:
+    sources = [
+        Source(id=1, url="https://en.wikipedia.org/wiki/Glacier", title="Glacier"),
+        Source(id=2, url="https://www.reddit.com/r/ice/comments/1", title="Ice thread"),
+        Source(id=3, url="https://apnews.com/article/ice", title="Ice news"),
+    ]
+    assert [line.rsplit(" · ", 1)[1] for line in render_references(sources).splitlines()] == [
+        "reference",
+        "forum",
+        "news",
+    ]
+    assert Source(url="doc://p1", title="My notes", backend="local").kind == "unknown"

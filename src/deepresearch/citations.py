@@ -13,8 +13,9 @@ from collections.abc import Iterable, Sequence
 from typing import TypeVar
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
+from deepresearch.sourcekind import SourceKind, source_kind
 from deepresearch.text import CITATION, cited_numbers
 from deepresearch.untrusted import markdown_literal
 
@@ -26,7 +27,8 @@ class Source(BaseModel):
     """A passage or page the run read. ``id`` is 0 until the registry assigns it.
 
     ``authors``, ``venue`` and ``year`` are the publication's, where a scholarly engine gave them
-    (empty for web pages and your own documents); the reference line shows them after the title.
+    (empty for web pages and your own documents); the reference line shows them after the title,
+    and the source's :attr:`kind` after them.
     """
 
     id: int = 0
@@ -43,6 +45,13 @@ class Source(BaseModel):
     authors: list[str] = Field(default_factory=list)
     venue: str = ""
     year: int | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def kind(self) -> SourceKind:
+        """Scholarly, reference, news, forum or unknown: from the URL, the backend and the
+        publication metadata alone (the rules: :mod:`deepresearch.sourcekind`)."""
+        return source_kind(self.url, self.backend, authors=self.authors, year=self.year)
 
 
 def normalize_url(url: str) -> str:
@@ -154,7 +163,8 @@ def render_references(sources: Sequence[Source], *, fallback_label: str = "fallb
         title = markdown_literal(source.title) or "untitled"
         meta = publication_line(source)
         meta = f" — {markdown_literal(meta)}" if meta else ""
-        lines.append(f"{number}. [{title}]({link_destination(source.url)}){meta}{doc}{flag}")
+        kind = f" · {source.kind}" if source.kind != "unknown" else ""
+        lines.append(f"{number}. [{title}]({link_destination(source.url)}){meta}{kind}{doc}{flag}")
     return "\n".join(lines)
 
 

@@ -193,8 +193,9 @@ def test_a_run_on_arxiv_cites_the_abstract_and_names_its_authors(
     assert (
         "1. [From stripe to checkerboard order on the square lattice in the presence of quenched "
         "disorder](http://arxiv.org/abs/cond-mat/0603029v1) — Adrian Del Maestro, Bernd Rosenow, "
-        "Subir Sachdev; Phys. Rev. B 74, 024520 (2006)"
+        "Subir Sachdev; Phys. Rev. B 74, 024520 (2006) · scholarly"
     ) in references
     [source] = result.sources
     assert source.authors == ["Adrian Del Maestro", "Bernd Rosenow", "Subir Sachdev"] and source.year == 2006
+    assert source.kind == "scholarly"
     assert "random potential can lead to the formation of domains" in result.report_markdown

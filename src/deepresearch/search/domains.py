@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from deepresearch.search.base import SearchHit
 from deepresearch.settings import Settings
+from deepresearch.sourcekind import in_domain, web_host
 
 LEFT_OUT = "SEARCH_INCLUDE_DOMAINS / SEARCH_EXCLUDE_DOMAINS do not let through"
 """The words of the notice for hits left out, which the research loop looks for."""
@@ -47,16 +47,3 @@ class DomainFilter:
             return kept, []
         hosts = ", ".join(dict.fromkeys(dropped))
         return kept, [f"left out {len(dropped)} hit(s) that {LEFT_OUT}, unread: {hosts}"]
-
-
-def web_host(url: str) -> str | None:
-    """The lower-case host of an http(s) URL (no trailing dot), or None for any other kind."""
-    parts = urlsplit(url.strip())
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        return None
-    return parts.hostname.lower().rstrip(".")
-
-
-def in_domain(host: str, domain: str) -> bool:
-    """``host`` is ``domain`` or one of its subdomains."""
-    return host == domain or host.endswith("." + domain)
