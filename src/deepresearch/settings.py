@@ -20,6 +20,7 @@ from deepresearch.errors import ConfigurationError
 
 Provider = Literal["embedded", "custom", "openai", "ollama", "lmstudio"]
 SummaryMode = Literal["auto", "extractive", "model"]
+ReportType = Literal["detailed", "brief", "resources"]
 
 DEFAULT_EMBEDDED_MODEL = "smollm2"
 SECRET_FIELDS = (
@@ -162,6 +163,10 @@ class Settings(BaseSettings):
     min_research_rounds: int = Field(2, ge=1, le=10, json_schema_extra=_RESEARCH)
     """Research rounds at least, up to `MAX_WEB_RESEARCH_LOOPS`: an answer found in round 1 is checked against
     the next hop's sources before the run stops (measured: a first-round answer was wrong 8 times in 13)."""
+    report_type: ReportType = Field("detailed", json_schema_extra=_RESEARCH)
+    """What the report holds, in the same five sections with code-built citations: `detailed` (every
+    task's evidence), `brief` (the answer and the key cited facts) or `resources` (an annotated,
+    cited list of the sources read, grouped by task)."""
     relevance_threshold: float = Field(50.0, ge=0, le=100, json_schema_extra=_RESEARCH)
     """The judge's bar (0-100) below which a task's evidence is thin and re-queried."""
     task_concurrency: int = Field(4, ge=1, le=32, json_schema_extra=_RESEARCH)
@@ -364,6 +369,7 @@ REQUEST_SETTINGS: Mapping[str, str] = {
     "max_results_per_query": "hits kept per query, at most the server's MAX_RESULTS_PER_QUERY",
     "relevance_threshold": "the judge's bar for enough evidence, 0-100",
     "summary_mode": "auto, extractive or model",
+    "report_type": "detailed, brief or resources",
     "model_judge": "whether the model judges relevance too",
     "fetch_full_page": "false reads only the search snippets (it cannot switch reading on)",
     "search_include_domains": "domains to read only, within the server's own SEARCH_INCLUDE_DOMAINS",

@@ -92,6 +92,15 @@ def research(
             "--demo", help="Search the bundled demo corpus, even after deepresearch index (DEMO_CORPUS)."
         ),
     ] = False,
+    report_type: Annotated[
+        str | None,
+        typer.Option(
+            "--report-type",
+            help="detailed (every task's evidence), brief (answer and key cited facts) or resources "
+            "(annotated sources, by task); REPORT_TYPE.",
+            autocompletion=_report_types,
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     review_plan: Annotated[
         bool,
@@ -117,6 +126,7 @@ def research(
             "max_web_research_loops": loops,
             "llm_provider": provider,
             "demo_corpus": demo or None,
+            "report_type": report_type,
         }
         settings = _research_settings(overrides, corpus, index, quiet)
         progress = None if quiet else ProgressPrinter(err)
@@ -143,6 +153,13 @@ def _backends() -> list[str]:
     from deepresearch.search.registry import BACKENDS
 
     return list(BACKENDS.names())
+
+
+def _report_types() -> list[str]:
+    """``--report-type``'s values, for shell completion."""
+    from deepresearch.report_types import REPORT_TYPES
+
+    return list(REPORT_TYPES)
 
 
 def _formats() -> list[str]:

@@ -1,4 +1,5 @@
-"""Per-request domain filters over real HTTP: a request may narrow what is read, never widen it."""
+"""Per-request options over real HTTP: domain filters (which may only narrow what the server reads)
+and the report type."""
 
 from __future__ import annotations
 
@@ -41,3 +42,18 @@ def test_the_schema_offers_the_domain_lists(serve: Serve) -> None:
         schema = client.get("/openapi.json").json()
     text = str(schema)
     assert "search_include_domains" in text and "search_exclude_domains" in text
+
+
+def test_a_request_chooses_the_report_type(serve: Serve) -> None:
+    with serve().client() as client:
+        resources = client.post(
+            "/research", json={"topic": TOPIC, "max_web_research_loops": 1, "report_type": "resources"}
+        )
+        queued = client.post("/tasks", json={"topic": TOPIC, "overrides": {"report_type": "brief"}})
+        wrong = client.post("/research", json={"topic": TOPIC, "report_type": "long"})
+    assert resources.status_code == 200, resources.text
+    report = resources.json()["report_markdown"]
+    evidence = report.split("## Evidence and data", 1)[1].split("\n## ", 1)[0]
+    assert "- **" in evidence and "## References" in report
+    assert queued.status_code in (200, 201, 202), queued.text
+    assert wrong.status_code == 422 and "report_type" in wrong.text.lower()
