@@ -14,6 +14,7 @@ from rich.markup import escape
 
 from deepresearch.cli.backends_cmd import backends_command
 from deepresearch.cli.console import err, friendly_errors
+from deepresearch.cli.followup_cmd import followup_command
 from deepresearch.cli.mcp_cmd import mcp_command
 from deepresearch.cli.model_server_cmd import model_server_command
 from deepresearch.cli.settings_cmd import settings_command
@@ -344,6 +345,7 @@ def _jobs_home(settings: Settings) -> str:
 
 app.command("settings")(settings_command)
 app.command("backends")(backends_command)
+app.command("followup")(followup_command)
 app.command("mcp")(mcp_command)
 app.command("worker")(worker_command)
 app.command("model-server")(model_server_command)
