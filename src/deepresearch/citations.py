@@ -13,8 +13,9 @@ from collections.abc import Iterable, Sequence
 from typing import TypeVar
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
+from deepresearch.sourcekind import SourceKind, source_kind
 from deepresearch.text import CITATION, cited_numbers
 from deepresearch.untrusted import markdown_literal
 
@@ -23,7 +24,12 @@ _T = TypeVar("_T")
 
 
 class Source(BaseModel):
-    """A passage or page the run read. ``id`` is 0 until the registry assigns it."""
+    """A passage or page the run read. ``id`` is 0 until the registry assigns it.
+
+    ``authors``, ``venue`` and ``year`` are the publication's, where a scholarly engine gave them
+    (empty for web pages and your own documents); the reference line shows them after the title,
+    and the source's :attr:`kind` after them.
+    """
 
     id: int = 0
     url: str
@@ -36,6 +42,16 @@ class Source(BaseModel):
     round: int = 1
     task_ids: list[int] = Field(default_factory=list)
     queries: list[str] = Field(default_factory=list)
+    authors: list[str] = Field(default_factory=list)
+    venue: str = ""
+    year: int | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def kind(self) -> SourceKind:
+        """Scholarly, reference, news, forum or unknown: from the URL, the backend and the
+        publication metadata alone (the rules: :mod:`deepresearch.sourcekind`)."""
+        return source_kind(self.url, self.backend, authors=self.authors, year=self.year)
 
 
 def normalize_url(url: str) -> str:
@@ -145,8 +161,24 @@ def render_references(sources: Sequence[Source], *, fallback_label: str = "fallb
         flag = f" *({fallback_label})*" if source.is_fallback else ""
         doc = f" — {code_span(source.doc_id)}" if source.doc_id else ""
         title = markdown_literal(source.title) or "untitled"
-        lines.append(f"{number}. [{title}]({link_destination(source.url)}){doc}{flag}")
+        meta = publication_line(source)
+        meta = f" — {markdown_literal(meta)}" if meta else ""
+        kind = f" · {source.kind}" if source.kind != "unknown" else ""
+        lines.append(f"{number}. [{title}]({link_destination(source.url)}){meta}{kind}{doc}{flag}")
     return "\n".join(lines)
+
+
+MAX_AUTHORS_SHOWN = 3
+
+
+def publication_line(source: Source) -> str:
+    """``Authors; venue; year`` of a scholarly source (at most three authors, then "et al."), or
+    ``""`` when the source carries none of them. Plain text: the caller makes it Markdown."""
+    names = source.authors[:MAX_AUTHORS_SHOWN]
+    authors = ", ".join(names) + (" et al." if len(source.authors) > MAX_AUTHORS_SHOWN else "")
+    venue = source.venue.strip()
+    year = str(source.year) if source.year and str(source.year) not in venue else ""
+    return "; ".join(part for part in (authors, venue, year) if part)
 
 
 _PLAIN_URL = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'*+,;=%]*")

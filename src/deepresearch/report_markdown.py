@@ -32,6 +32,7 @@ from deepresearch.report_evidence import (
     task_quotes,
 )
 from deepresearch.report_text import HEADINGS
+from deepresearch.report_types import shape_sections
 from deepresearch.text import (
     CITATION,
     CITATION_LIKE,
@@ -72,6 +73,7 @@ class ReportInput:
     draft: ReportDraft | None
     notices: Sequence[str] = ()
     answer: GroundedAnswer | None = None
+    report_type: str = "detailed"
 
 
 @dataclass
@@ -100,12 +102,16 @@ def render_report(inp: ReportInput) -> ReportResult:
         terms=frozenset(key_stems(inp.question)),
     )
     insights, marks = _insights(inp, draft, state, h)
+    detailed = (_background(inp, draft, h, state), insights, _evidence(inp, state, h))
+    background, insights, evidence = shape_sections(
+        inp.report_type, detailed, inp.tasks, inp.sources, h, inp.language
+    )
     parts = [
         f"# {literal(inp.question)}",
         _answer_block(inp.answer, inp.sources, h),
-        _section(h["background"], _background(inp, draft, h, state)),
+        _section(h["background"], background),
         _section(h["insights"], insights),
-        _section(h["evidence"], _evidence(inp, state, h)),
+        _section(h["evidence"], evidence),
         _section(h["risks"], _risks(inp, draft, h, state)),
     ]
     body, removed = resolve_citations("\n\n".join(p for p in parts if p), state.valid)

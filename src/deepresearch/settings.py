@@ -8,6 +8,7 @@ read when a :class:`Settings` is built, never at import time. Unknown override k
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -19,6 +20,7 @@ from deepresearch.errors import ConfigurationError
 
 Provider = Literal["embedded", "custom", "openai", "ollama", "lmstudio"]
 SummaryMode = Literal["auto", "extractive", "model"]
+ReportType = Literal["detailed", "brief", "resources"]
 
 DEFAULT_EMBEDDED_MODEL = "smollm2"
 SECRET_FIELDS = (
@@ -26,6 +28,8 @@ SECRET_FIELDS = (
     "openai_api_key",
     "tavily_api_key",
     "perplexity_api_key",
+    "semantic_scholar_api_key",
+    "ncbi_api_key",
     "api_token",
     "database_url",
     "redis_url",
@@ -160,6 +164,10 @@ class Settings(BaseSettings):
     min_research_rounds: int = Field(2, ge=1, le=10, json_schema_extra=_RESEARCH)
     """Research rounds at least, up to `MAX_WEB_RESEARCH_LOOPS`: an answer found in round 1 is checked against
     the next hop's sources before the run stops (measured: a first-round answer was wrong 8 times in 13)."""
+    report_type: ReportType = Field("detailed", json_schema_extra=_RESEARCH)
+    """What the report holds, in the same five sections with code-built citations: `detailed` (every
+    task's evidence), `brief` (the answer and the key cited facts) or `resources` (an annotated,
+    cited list of the sources read, grouped by task)."""
     relevance_threshold: float = Field(50.0, ge=0, le=100, json_schema_extra=_RESEARCH)
     """The judge's bar (0-100) below which a task's evidence is thin and re-queried."""
     task_concurrency: int = Field(4, ge=1, le=32, json_schema_extra=_RESEARCH)
@@ -182,8 +190,19 @@ class Settings(BaseSettings):
     """Key for `SEARCH_API=tavily`."""
     perplexity_api_key: SecretStr | None = Field(None, json_schema_extra=_SEARCH)
     """Key for `SEARCH_API=perplexity`."""
+    semantic_scholar_api_key: SecretStr | None = Field(None, json_schema_extra=_SEARCH)
+    """Optional key for `SEARCH_API=semantic_scholar` (sent as `x-api-key`): its own 1 request/s
+    instead of the pool that every unauthenticated client shares (and that often answers 429)."""
+    ncbi_api_key: SecretStr | None = Field(None, json_schema_extra=_SEARCH)
+    """Optional NCBI key for `SEARCH_API=pubmed`: E-utilities allow 10 requests/s with it, 3 without."""
     searxng_url: str | None = Field(None, json_schema_extra=_SEARCH)
     """Your SearXNG instance for `SEARCH_API=searxng`, e.g. `http://localhost:8080`."""
+    search_include_domains: str = Field("", json_schema_extra=_SEARCH)
+    """Comma-separated domains to read only (`nature.com, arxiv.org`; a domain covers its subdomains):
+    a hit of any other web domain is dropped before its page is read. Your own documents are kept."""
+    search_exclude_domains: str = Field("", json_schema_extra=_SEARCH)
+    """Comma-separated domains never read (`example.org` covers `www.example.org`): their hits are
+    dropped before any page is fetched. A request may add domains, never remove the server's."""
     fetch_allow_hosts: str = Field("", json_schema_extra=_SEARCH)
     """Comma-separated hosts the page fetcher may read although they are private, loopback or link-local
     (refused otherwise)."""
@@ -264,6 +283,11 @@ class Settings(BaseSettings):
     def _lower(cls, value: Any) -> Any:
         return value.strip().lower() if isinstance(value, str) else value
 
+    @field_validator("search_include_domains", "search_exclude_domains")
+    @classmethod
+    def _domains(cls, value: str) -> str:
+        return ",".join(domain_list(value))
+
     @classmethod
     def load(cls, overrides: Mapping[str, Any] | None = None) -> Settings:
         """Build from env/.env with ``overrides`` on top; raise ConfigurationError on bad values."""
@@ -326,6 +350,14 @@ class Settings(BaseSettings):
             return None
         return self.redis_url.get_secret_value()
 
+    def include_domains(self) -> tuple[str, ...]:
+        """``SEARCH_INCLUDE_DOMAINS`` as bare lower-case domains (empty: every domain)."""
+        return tuple(d for d in self.search_include_domains.split(",") if d)
+
+    def exclude_domains(self) -> tuple[str, ...]:
+        """``SEARCH_EXCLUDE_DOMAINS`` as bare lower-case domains."""
+        return tuple(d for d in self.search_exclude_domains.split(",") if d)
+
     def request_search_backends(self) -> list[str]:
         """The search backends a request may choose: ``SEARCH_API`` and ``REQUEST_SEARCH_APIS``."""
         listed = (name.strip().lower() for name in self.request_search_apis.split(","))
@@ -338,8 +370,11 @@ REQUEST_SETTINGS: Mapping[str, str] = {
     "max_results_per_query": "hits kept per query, at most the server's MAX_RESULTS_PER_QUERY",
     "relevance_threshold": "the judge's bar for enough evidence, 0-100",
     "summary_mode": "auto, extractive or model",
+    "report_type": "detailed, brief or resources",
     "model_judge": "whether the model judges relevance too",
     "fetch_full_page": "false reads only the search snippets (it cannot switch reading on)",
+    "search_include_domains": "domains to read only, within the server's own SEARCH_INCLUDE_DOMAINS",
+    "search_exclude_domains": "domains never to read, added to the server's SEARCH_EXCLUDE_DOMAINS",
 }
 """What one request to the service may set: everything else is server-only. The topic is the
 request's own field, and the report's language follows the topic's."""
@@ -408,6 +443,7 @@ def request_settings(base: Settings, overrides: Mapping[str, Any]) -> Settings:
                 f"{name} = {getattr(resolved, name)!r} is above this server's {name.upper()} "
                 f"({getattr(base, name)!r}); a request may only lower it"
             )
+    resolved = _narrowed_domains(base, resolved)
     enabled = base.request_search_backends()
     if resolved.search_api not in enabled:
         raise ConfigurationError(
@@ -415,6 +451,51 @@ def request_settings(base: Settings, overrides: Mapping[str, Any]) -> Settings:
             f"{', '.join(enabled)} (the operator lists more in REQUEST_SEARCH_APIS)"
         )
     return resolved
+
+
+_DOMAIN = re.compile(
+    r"^(?=.{1,253}$)([a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9])?\.)*[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9])?$"
+)
+
+
+def domain_list(text: str) -> list[str]:
+    """The domains of a comma-separated list, each bare and lower-case: a scheme, a path, a port,
+    a leading ``*.`` or ``www.`` and a trailing dot are dropped (``https://www.Example.org/x`` is
+    ``example.org``); ValueError names an item that is no domain."""
+    found: list[str] = []
+    for item in (part.strip().lower() for part in text.replace(";", ",").split(",")):
+        bare = re.sub(r"^[a-z][a-z0-9+.-]*://", "", item).split("/", 1)[0].split(":", 1)[0]
+        bare = bare.removeprefix("*.").removeprefix("www.").strip(".")
+        if not bare:
+            continue
+        if not _DOMAIN.match(bare):
+            raise ValueError(f"{item!r} is not a domain (write it as example.org)")
+        found.append(bare)
+    return list(dict.fromkeys(found))
+
+
+def _narrowed_domains(base: Settings, resolved: Settings) -> Settings:
+    """A request's domain lists, which may only narrow what the server reads: its exclusions are
+    added to the server's, and its inclusions must lie within the server's, if the server has any."""
+    excluded = list(dict.fromkeys([*base.exclude_domains(), *resolved.exclude_domains()]))
+    wide = [
+        d
+        for d in resolved.include_domains()
+        if base.include_domains() and not _within(d, base.include_domains())
+    ]
+    if wide:
+        raise ConfigurationError(
+            f"search_include_domains {', '.join(wide)} lie outside this server's SEARCH_INCLUDE_DOMAINS "
+            f"({base.search_include_domains}); a request may only narrow them"
+        )
+    included = resolved.include_domains() or base.include_domains()
+    return resolved.model_copy(
+        update={"search_exclude_domains": ",".join(excluded), "search_include_domains": ",".join(included)}
+    )
+
+
+def _within(domain: str, domains: tuple[str, ...]) -> bool:
+    return any(domain == d or domain.endswith("." + d) for d in domains)
 
 
 def mask_secret(secret: SecretStr | str | None) -> str | None:

@@ -37,7 +37,7 @@ from ..conftest import PASSAGES, QUESTION
 from ..fakeopenai import FakeOpenAI, research_responder, serve
 from ..server.helpers import LiveServer
 
-TOOLS = {"research", "start_research", "research_status", "get_report", "search_notes"}
+TOOLS = {"research", "start_research", "research_status", "get_report", "search_notes", "ask_followup"}
 TOKEN = "mcp-test-token-0123456789"
 
 

@@ -87,3 +87,32 @@ def test_live_searxng() -> None:
     parts = urlsplit(url)
     online_or_skip(parts.hostname or "localhost", parts.port or (443 if parts.scheme == "https" else 80))
     assert_web_hits(live(SearxngSearch(url)).hits, "searxng")
+
+
+def assert_papers(hits: list[SearchHit], backend: str) -> None:
+    assert_web_hits(hits, backend)
+    assert any(h.authors and h.year for h in hits), f"{backend} hits carry no authors or year"
+
+
+def test_live_arxiv() -> None:
+    online_or_skip("export.arxiv.org")
+    from deepresearch.search.arxiv import ArxivSearch
+
+    assert_papers(live(ArxivSearch()).hits, "arxiv")
+
+
+def test_live_semantic_scholar() -> None:
+    online_or_skip("api.semanticscholar.org")
+    from deepresearch.search.semantic_scholar import SemanticScholarSearch
+
+    key = os.environ.get("SEMANTIC_SCHOLAR_API_KEY", "").strip()
+    assert_papers(live(SemanticScholarSearch(key)).hits, "semantic_scholar")
+
+
+def test_live_pubmed() -> None:
+    online_or_skip("eutils.ncbi.nlm.nih.gov")
+    from deepresearch.search.pubmed import PubMedSearch
+
+    outcome = live(PubMedSearch(os.environ.get("NCBI_API_KEY", "").strip()))
+    assert_papers(outcome.hits, "pubmed")
+    assert all(h.url.startswith("https://pubmed.ncbi.nlm.nih.gov/") for h in outcome.hits)

@@ -33,6 +33,7 @@ from deepresearch.answers.reader import Reading
 from deepresearch.citations import Source
 from deepresearch.lexicon import ATTRIBUTE_NOUNS, INNER_NAME_WORD
 from deepresearch.report_text import HEADINGS
+from deepresearch.sourcekind import kind_rank
 from deepresearch.text import CITATION_LIKE, key_stems, language_of
 
 AnswerStatus = Literal["grounded", "sentence", "unverified", "abstained"]
@@ -88,6 +89,7 @@ def ground_answer(
     frame = frame_question(question)
     pool = sentence_pool(sources)
     ranked = rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes)
+    ranked = trusted_first(ranked, sources)
     answer = _code_answer(frame, ranked, chooser, weights)
     if reader is None or answer.status != "abstained" or not ranked or frame.kind in ("yesno", "choice"):
         return answer
@@ -100,6 +102,16 @@ def ground_answer(
         else reading.evidence
     )
     return _answer(frame, reading.text, evidence, "grounded", (), "reader", answer.confidence)
+
+
+def trusted_first(ranked: Sequence[Ranked], sources: Sequence[Source]) -> list[Ranked]:
+    """``ranked`` (best score first) with each run of equal scores ordered by the kind of their
+    sources (:data:`~deepresearch.sourcekind.KIND_ORDER`: scholarly first, forums last): where
+    the evidence conflicts and code cannot tell the answers apart, the more credible source's is
+    stated. Scores are never changed, so a better-supported answer from any source still wins."""
+    rank = {source.id: kind_rank(source.kind) for source in sources}
+    unknown = kind_rank("unknown")
+    return sorted(ranked, key=lambda r: (-r.score, rank.get(r.sentence.source_id, unknown)))
 
 
 def _code_answer(

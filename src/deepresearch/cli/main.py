@@ -14,6 +14,7 @@ from rich.markup import escape
 
 from deepresearch.cli.backends_cmd import backends_command
 from deepresearch.cli.console import err, friendly_errors
+from deepresearch.cli.followup_cmd import followup_command
 from deepresearch.cli.mcp_cmd import mcp_command
 from deepresearch.cli.model_server_cmd import model_server_command
 from deepresearch.cli.settings_cmd import settings_command
@@ -94,6 +95,15 @@ def research(
             "--demo", help="Search the bundled demo corpus, even after deepresearch index (DEMO_CORPUS)."
         ),
     ] = False,
+    report_type: Annotated[
+        str | None,
+        typer.Option(
+            "--report-type",
+            help="detailed (every task's evidence), brief (answer and key cited facts) or resources "
+            "(annotated sources, by task); REPORT_TYPE.",
+            autocompletion=_report_types,
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     review_plan: Annotated[
         bool,
@@ -116,6 +126,7 @@ def research(
             "max_web_research_loops": loops,
             "llm_provider": provider,
             "demo_corpus": demo or None,
+            "report_type": report_type,
         }
         settings = _research_settings(overrides, corpus, index, quiet)
         question = _clarified(question) if clarify_question else question
@@ -168,6 +179,13 @@ def _backends() -> list[str]:
     from deepresearch.search.registry import BACKENDS
 
     return list(BACKENDS.names())
+
+
+def _report_types() -> list[str]:
+    """``--report-type``'s values, for shell completion."""
+    from deepresearch.report_types import REPORT_TYPES
+
+    return list(REPORT_TYPES)
 
 
 def _formats() -> list[str]:
@@ -352,6 +370,7 @@ def _jobs_home(settings: Settings) -> str:
 
 app.command("settings")(settings_command)
 app.command("backends")(backends_command)
+app.command("followup")(followup_command)
 app.command("mcp")(mcp_command)
 app.command("worker")(worker_command)
 app.command("model-server")(model_server_command)

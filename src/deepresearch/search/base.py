@@ -8,7 +8,8 @@ nothing). Nothing is kept on the backend between calls, so one backend serves co
 Every backend returns hits of one shape. ``content`` is the text the backend already holds (the
 local index holds whole passages, some web APIs return page text); when it is ``None`` the
 fetcher reads ``url``. ``is_fallback`` marks hits that a fallback engine produced; it travels with
-the source into the report.
+the source into the report. Scholarly engines fill ``authors``, ``venue`` and ``year``, which the
+references show after the title; every other backend leaves them empty.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ class SearchHit:
     is_fallback: bool = False
     doc_id: str | None = None
     score: float | None = None
+    authors: tuple[str, ...] = ()
+    venue: str = ""
+    year: int | None = None
 
 
 @dataclass(frozen=True)

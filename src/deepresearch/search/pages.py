@@ -50,7 +50,11 @@ def clean_hit(hit: SearchHit) -> SearchHit:
     title that is empty after cleaning). Idempotent."""
     title = clean_title(hit.title) or clean_title(hit.url) or "untitled"
     content = None if hit.content is None else sanitize(hit.content)
-    return replace(hit, title=title, snippet=sanitize(hit.snippet), content=content)
+    authors = tuple(name for name in (clean_title(a) for a in hit.authors) if name)
+    venue = clean_title(hit.venue) or ""
+    return replace(
+        hit, title=title, snippet=sanitize(hit.snippet), content=content, authors=authors, venue=venue
+    )
 
 
 def _filled(hit: SearchHit, result: FetchResult) -> SearchHit:

@@ -29,6 +29,7 @@ from deepresearch.server.openapi import service_openapi
 from deepresearch.server.page import page_html
 from deepresearch.server.retention import retention_loop
 from deepresearch.server.routes_export import export_router
+from deepresearch.server.routes_followup import followup_router
 from deepresearch.server.routes_jobs import jobs_router
 from deepresearch.server.routes_mcp import install_mcp
 from deepresearch.server.routes_research import research_router
@@ -78,6 +79,7 @@ def create_app(
     app.include_router(research_router(service), **guarded)
     app.include_router(jobs_router(service, manager), **guarded)
     app.include_router(export_router(manager), **guarded)
+    app.include_router(followup_router(manager), **guarded)
     app.include_router(docs_assets_router())
     install_mcp(app, service, manager)
     app.include_router(_docs_router(app, settings), **guarded)

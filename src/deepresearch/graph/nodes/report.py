@@ -54,6 +54,7 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
             draft=draft,
             notices=notices,
             answer=answer,
+            report_type=ctx.settings.report_type,
         )
     )
     update: dict[str, Any] = {"report": report, "fallbacks": fallbacks}

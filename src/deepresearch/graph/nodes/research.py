@@ -19,6 +19,7 @@ from deepresearch.llm.thinking import clean_model_text, filter_stream
 from deepresearch.prompts.steps import summarize_messages
 from deepresearch.report_markdown import stated_prose
 from deepresearch.search.base import SearchHit
+from deepresearch.search.domains import LEFT_OUT, DomainFilter
 from deepresearch.search.pages import read_hits, search_outcome
 from deepresearch.text import key_stems, strip_citations, truncate
 
@@ -48,6 +49,8 @@ def _search_task(inp: TaskInput, runtime: Runtime[ResearchContext]) -> dict[str,
     except Exception as exc:  # noqa: BLE001 - a third-party backend's bug must not kill the run
         failure = f"{type(exc).__name__}: {exc}"
         hits, notices = [], [f"task {task.id}: search backend error for {task.query!r}: {failure}"]
+    hits, left_out = DomainFilter.from_settings(ctx.settings).apply(hits)
+    notices += [f"task {task.id}: {notice}" for notice in left_out]
     if ctx.settings.fetch_full_page and ctx.fetcher is not None:
         hits, unread = read_hits(hits, ctx.fetcher)
         notices += [f"task {task.id}: {notice}" for notice in unread]
@@ -75,6 +78,12 @@ def gather(state: ResearchState) -> dict[str, Any]:
     from no evidence and calling the run completed."""
     if not state.get("sources") and state.get("notices"):
         failures = [n for n in state["notices"] if n.startswith("task ")]
+        if failures and all(LEFT_OUT in n for n in failures):
+            raise SearchError(
+                "nothing was read: every hit the searches found is of a domain that "
+                "SEARCH_INCLUDE_DOMAINS / SEARCH_EXCLUDE_DOMAINS leave out "
+                f"(first: {failures[0]}). Widen the lists or ask another way"
+            )
         if failures:
             raise SearchError(
                 f"no search succeeded, so nothing was read ({len(failures)} failure(s)); first: "
@@ -183,6 +192,9 @@ def _source(hit: SearchHit, task: TodoItem, round_number: int, limit: int) -> So
         round=round_number,
         task_ids=[task.id],
         queries=[task.query],
+        authors=list(hit.authors),
+        venue=hit.venue,
+        year=hit.year,
     )
 
 

@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 
 from deepresearch.errors import ConfigurationError, DeepResearchError, JobNotFoundError
 from deepresearch.events import Event
+from deepresearch.followup import FollowUp
 from deepresearch.jobs.base import JobsBackend
 from deepresearch.result import ResearchResult
 from deepresearch.server.progress import Progress
@@ -161,7 +162,17 @@ def _tools(service: Service, manager: JobsBackend) -> list[Callable[..., Any]]:
         """Search the notes earlier research runs kept (one per task, one per report)."""
         return await anyio.to_thread.run_sync(_search_notes, service, query, max(1, min(limit, 20)))
 
-    return [research, start_research, research_status, get_report, search_notes]
+    async def ask_followup(job_id: str, question: str) -> FollowUp:
+        """A follow-up question on a completed job's report, answered from that run's own sources
+        and cited with the report's numbers, or "The sources read do not answer: …"; kept with
+        the run."""
+        from deepresearch.followup import ask_followup as ask
+        from deepresearch.server.routes_followup import run_folder
+
+        folder = await anyio.to_thread.run_sync(run_folder, manager, job_id)
+        return await anyio.to_thread.run_sync(ask, folder, question)
+
+    return [research, start_research, research_status, get_report, search_notes, ask_followup]
 
 
 def answer_of(result: ResearchResult) -> ResearchAnswer:

@@ -1,0 +1,190 @@
+"""Follow-up questions on a finished run, answered from the run's own sources.
+
+:func:`ask_followup` reads the run folder's ``sources.json`` (the sources the run read, each
+with the number its report gives it), grounds an answer in them as the report's answer line is
+grounded (:func:`deepresearch.answers.ground.ground_answer`: a span of a sentence a source states,
+or nothing), and cites that source by the report's own number — the sources the report cites are
+asked first, then the others the run read. A follow-up that points back at the report ("Who built
+it?") is read with the report's subject in place of ``it``/``its``/``they``/``them``: the title of
+the source that holds the report's answer (else of its first reference). When no sentence of those
+sources answers, it says so: "The sources read do not answer: …" — it does not research further (a new
+round that keeps the run's numbering is not built yet). Each follow-up is appended to the run
+folder, as one line of ``followups.jsonl`` and a section of ``followups.md``, so a conversation
+on a run survives a restart.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Set as AbstractSet
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from deepresearch.answers.ground import abstention_text, ground_answer
+from deepresearch.errors import ConfigurationError, DeepResearchError
+from deepresearch.result import NumberedSource
+from deepresearch.runs import RUN_FILE, RunFolder, RunStore
+from deepresearch.settings import Settings
+from deepresearch.untrusted import markdown_literal
+
+FOLLOWUPS_JSONL = "followups.jsonl"
+FOLLOWUPS_MD = "followups.md"
+ANSWERED = ("grounded", "sentence")
+MAX_FOLLOWUP_CHARS = 2000
+
+
+class FollowUp(BaseModel):
+    """One follow-up: the question, the answer line, and the source (by the report's number)
+    whose sentence states it; ``answered`` is False when the run's sources do not answer."""
+
+    question: str
+    read_as: str = ""
+    answered: bool
+    answer: str
+    source_number: int | None = None
+    source_title: str = ""
+    source_url: str = ""
+    sentence: str = ""
+    asked_at: str = ""
+
+    def markdown(self) -> str:
+        """The follow-up as Markdown: the question, the cited answer and the sentence it rests on.
+        Everything quoted from the sources or the asker does nothing in a Markdown viewer."""
+        lines = [f"### {markdown_literal(self.question)}", ""]
+        if not self.answered:
+            return "\n".join([*lines, markdown_literal(self.answer)])
+        lines.append(f"**Answer:** {markdown_literal(self.answer)} [{self.source_number}]")
+        if self.sentence:
+            lines += ["", f"*From:* “{markdown_literal(self.sentence)}” [{self.source_number}]"]
+        return "\n".join(lines)
+
+
+def find_run(run: str, settings: Settings) -> RunFolder:
+    """The run folder ``run`` names: a folder path, or a run id under ``RUNS_WORKSPACE``."""
+    path = Path(run).expanduser()
+    if (path / RUN_FILE).is_file():
+        return RunFolder(path)
+    return RunStore(settings.resolved_runs_workspace).get(run)
+
+
+def run_sources(folder: RunFolder) -> list[NumberedSource]:
+    """The sources a finished run read, with their report numbers; DeepResearchError when the run
+    has none recorded (it failed, or it is still running)."""
+    path = folder.file("sources.json")
+    if not path.is_file():
+        raise DeepResearchError(
+            f"run {folder.run_id} has no sources.json: it did not finish (see its error.json); "
+            "ask the follow-up on a finished run"
+        )
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))
+        return [NumberedSource.model_validate(record) for record in records]
+    except (ValueError, ValidationError, TypeError) as exc:
+        raise DeepResearchError(f"run {folder.run_id}: sources.json cannot be read ({exc})") from exc
+
+
+def ask_followup(folder: RunFolder, question: str) -> FollowUp:
+    """Answer ``question`` from the run's own sources, cite the report's number, and append it
+    to the run folder (see the module docstring)."""
+    question = " ".join(question.split())
+    if not question:
+        raise ConfigurationError("the follow-up question is empty: ask something about the report")
+    if len(question) > MAX_FOLLOWUP_CHARS:
+        raise ConfigurationError(f"the follow-up question is longer than {MAX_FOLLOWUP_CHARS} characters")
+    sources, record = run_sources(folder), run_record(folder)
+    followup = answer_from(
+        sources, question, subject=report_subject(record, sources), cited=cited_ids(record)
+    )
+    folder.append_jsonl(FOLLOWUPS_JSONL, followup.model_dump())
+    _append_markdown(folder, followup)
+    return followup
+
+
+def answer_from(
+    sources: list[NumberedSource], question: str, *, subject: str = "", cited: AbstractSet[int] = frozenset()
+) -> FollowUp:
+    """The grounded answer to ``question`` (``it`` read as ``subject``) from ``sources``: the
+    report's cited ones first, then the rest; or the statement that they do not answer it."""
+    asked_at = datetime.now(timezone.utc).isoformat()
+    read_as = resolve_references(question, subject)
+    first = [s for s in sources if s.id in cited]
+    for pool in (first, sources) if first else (sources,):
+        grounded = ground_answer(read_as, pool)
+        source = next((s for s in pool if s.id == grounded.source_id), None)
+        if grounded.status in ANSWERED and source is not None:
+            return FollowUp(
+                question=question,
+                read_as=read_as,
+                answered=True,
+                answer=grounded.text,
+                source_number=source.number,
+                source_title=source.title,
+                source_url=source.url,
+                sentence=grounded.sentence,
+                asked_at=asked_at,
+            )
+    return FollowUp(
+        question=question,
+        read_as=read_as,
+        answered=False,
+        answer=abstention_text(question),
+        asked_at=asked_at,
+    )
+
+
+_POINTERS = re.compile(r"\b(its|it|they|them)\b", re.IGNORECASE)
+
+
+def resolve_references(question: str, subject: str) -> str:
+    """``question`` with ``it``, ``its``, ``they`` and ``them`` read as ``subject`` (unchanged
+    without one)."""
+    if not subject:
+        return question
+
+    def named(match: re.Match[str]) -> str:
+        return f"{subject}'s" if match.group(1).lower() == "its" else subject
+
+    return _POINTERS.sub(named, question)
+
+
+def run_record(folder: RunFolder) -> dict[str, Any]:
+    """The run's ``result.json`` as a mapping ({} when it is missing or unreadable)."""
+    path = folder.file("result.json")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def report_subject(record: dict[str, Any], sources: list[NumberedSource]) -> str:
+    """The title of the source holding the run's answer, else of its first reference; "" if none."""
+    number = record.get("answer_source_number")
+    by_number = {s.number: s for s in sources}
+    chosen = (by_number.get(number) if isinstance(number, int) else None) or by_number.get(1)
+    return chosen.title if chosen is not None else ""
+
+
+def cited_ids(record: dict[str, Any]) -> set[int]:
+    """The registry ids of the sources the report cites (``cited_source_ids`` of the result)."""
+    ids = record.get("cited_source_ids")
+    return {i for i in ids if isinstance(i, int)} if isinstance(ids, list) else set()
+
+
+def followups(folder: RunFolder) -> list[FollowUp]:
+    """The follow-ups asked on the run so far, oldest first."""
+    path = folder.file(FOLLOWUPS_JSONL)
+    if not path.is_file():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [FollowUp.model_validate_json(line) for line in lines if line.strip()]
+
+
+def _append_markdown(folder: RunFolder, followup: FollowUp) -> None:
+    path = folder.file(FOLLOWUPS_MD)
+    before = path.read_text(encoding="utf-8") if path.is_file() else "## Follow-up questions\n"
+    folder.write_text(FOLLOWUPS_MD, f"{before.rstrip()}\n\n{followup.markdown()}\n")

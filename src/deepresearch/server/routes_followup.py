@@ -1,0 +1,65 @@
+"""``POST|GET /tasks/{id}/followups``: follow-up questions on a completed job's report, answered
+from the run's own sources (see :mod:`deepresearch.followup`) and kept in its run folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import Field
+from starlette.concurrency import run_in_threadpool
+
+from deepresearch.errors import ConflictError
+from deepresearch.followup import MAX_FOLLOWUP_CHARS, FollowUp, ask_followup, followups
+from deepresearch.jobs.base import JobsBackend
+from deepresearch.runs import RunFolder
+from deepresearch.server.routes_export import completed_result
+from deepresearch.server.schemas import ErrorBody, RequestBody
+
+ANSWERS: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorBody, "description": "No such job."},
+    409: {"model": ErrorBody, "description": "The job has not completed, or its run folder is gone."},
+}
+
+
+class FollowUpRequest(RequestBody):
+    """A follow-up question about the job's report."""
+
+    question: str = Field(min_length=1, max_length=MAX_FOLLOWUP_CHARS, description="The question.")
+
+
+def followup_router(manager: JobsBackend) -> APIRouter:
+    router = APIRouter(prefix="/tasks", tags=["jobs"])
+
+    @router.post(
+        "/{job_id}/followups",
+        response_model=FollowUp,
+        responses=ANSWERS,
+        summary="Ask a follow-up: answered from the run's sources with the report's numbers, or not",
+    )
+    async def ask(job_id: str, body: FollowUpRequest) -> FollowUp:
+        folder = await run_in_threadpool(run_folder, manager, job_id)
+        return await run_in_threadpool(ask_followup, folder, body.question)
+
+    @router.get(
+        "/{job_id}/followups",
+        response_model=list[FollowUp],
+        responses=ANSWERS,
+        summary="The follow-ups asked on a completed job so far, oldest first",
+    )
+    async def asked(job_id: str) -> list[FollowUp]:
+        folder = await run_in_threadpool(run_folder, manager, job_id)
+        return await run_in_threadpool(followups, folder)
+
+    return router
+
+
+def run_folder(manager: JobsBackend, job_id: str) -> RunFolder:
+    """The run folder of a completed job; 404 for no such job, 409 for one without it."""
+    result = completed_result(manager, job_id)
+    if not result.run_dir or not Path(result.run_dir).is_dir():
+        raise ConflictError(
+            f"job {job_id} keeps no run folder (RESEARCH_RUN_RETENTION_DAYS may have removed it)"
+        )
+    return RunFolder(Path(result.run_dir))
