@@ -6,6 +6,8 @@ test); each case is one class of failure the answer line must not make.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from deepresearch.answers.evidence import names_whole, rank_sentences, ranked_bridges, sentence_pool
@@ -716,7 +718,10 @@ def test_a_profession_named_right_before_the_subject_is_the_subjects() -> None:
     asked = "What was the profession of Ada Lund, whose life was told in the film Blue Skies Calling?"
     text = "Blue Skies Calling is a 1950 Danish biopic about aviator Ada Lund, directed by Per Holm."
     biopic = src(1, "Blue Skies Calling", text)
-    assert ground_answer(asked, [biopic], weights=confidence_gate(None)).text == "aviator"
+    gate = confidence_gate(None)
+    assert gate is not None
+    best = ground_answer(asked, [biopic], weights=replace(gate, threshold=0.0))  # the pick, not the gate
+    assert best.text == "aviator"
 
 
 def test_a_one_word_bridge_leads_only_to_a_passage_titled_by_it_whole() -> None:

@@ -23,7 +23,7 @@ def _files(tmp_path: Path) -> tuple[Path, Path]:
         {"qid": "q1", "question": QUESTION, "answers": ["1410"], "gold_doc_ids": ["d1", "d2"]},
         {
             "qid": "q2",
-            "question": "Which river flows through Prague?",
+            "question": "Which river is Prague on?",
             "answers": ["Vltava"],
             "gold_doc_ids": ["d3"],
         },
