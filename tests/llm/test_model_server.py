@@ -131,9 +131,10 @@ def _assert_no_failure_of_a_real_model(result: dict[str, Any]) -> None:
     server): the prompt's framing as Background, summaries that were a bare run of citation numbers
     and titles or the question restated, an answer no sentence read states."""
     report = result["report_markdown"]
-    background = report.split("## Background", 1)[1].split("##", 1)[0].strip()
     assert "<source" not in report and "</source" not in report
-    assert len(background.split()) >= 5, background
+    if "## Background" in report:  # left out when no source gives one (the model's is checked)
+        background = report.split("## Background", 1)[1].split("##", 1)[0].strip()
+        assert len(background.split()) >= 5, background
     for task in result["todo_items"]:
         words = re.sub(r"\[\d+\]", " ", task["summary"] or "").split()
         titles = " ".join(s["title"] for s in result["sources"]).split()
