@@ -62,16 +62,15 @@ def run_research(page, server) -> None:  # type: ignore[no-untyped-def]
     page.wait_for_selector("#report article.report h2", timeout=60_000)
 
 
-SOURCES_JS = "els => els.map(e => [e.querySelector('.sid').innerText, e.querySelector('a').innerText])"
+SOURCES_JS = "els => els.map(e => [e.querySelector('.sid').textContent, e.querySelector('a').textContent])"
 REFERENCES_JS = "els => els.map(e => [e.id.slice(4), e.querySelector('a[href^=\"#src-\"]').innerText])"
 SUMMARIES_JS = "els => els.map(e => [e.querySelector('h3').innerText, e.querySelector('div').innerText])"
 
 
 def assert_one_number_per_source(page, server) -> None:  # type: ignore[no-untyped-def]
     """The source titled X is [n] in the report, the Sources panel and the Summaries alike."""
-    panel = {
-        title: int(sid.strip("[]")) for sid, title in page.eval_on_selector_all("#sources li", SOURCES_JS)
-    }
+    listed = page.eval_on_selector_all("#sources li, #other-list li", SOURCES_JS)
+    panel = {title: int(sid.strip("[]")) for sid, title in listed}
     references = page.eval_on_selector_all("#report li[id^='ref-']", REFERENCES_JS)
     assert references and all(panel[title] == int(k) for k, title in references), (references, panel)
     client = server.client()
@@ -81,7 +80,12 @@ def assert_one_number_per_source(page, server) -> None:  # type: ignore[no-untyp
     assert any(k != sid for k, sid in enumerate(cited, 1)), (
         "the report renumbers: its [k] is not the registry id"
     )
-    assert all(panel[s["title"]] == s["number"] for s in result["sources"]), "the JSON's numbers"
+    off_topic = set(result.get("off_topic_source_ids") or [])
+    kept = [s for s in result["sources"] if s["id"] not in off_topic]
+    assert kept and all(panel[s["title"]] == s["number"] for s in kept), "the JSON's numbers"
+    assert not any(s["title"] in panel for s in result["sources"] if s["id"] in off_topic), (
+        "off-topic sources are counted, not listed"
+    )
     shown = dict(page.eval_on_selector_all("#summaries .summary", SUMMARIES_JS))
     for task in result["todo_items"]:
         assert shown[f"Task {task['id']}: {task['title']}"].strip() == task["summary"].strip()
