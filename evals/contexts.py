@@ -1,0 +1,101 @@
+"""The answer step alone over each question's own passages, on every dev set at once, in seconds.
+
+    python evals/contexts.py [--half dev|test|all] [--show SET]
+
+No agent run: each question gets its context passages as the sources (gold and distractors for
+the shared set, 2WikiMultihopQA and the rewordings; the gold passages alone for the demo
+questions), and the answer step (:func:`~deepresearch.answers.ground.ground_answer` with the
+shipped gate) is scored on them. A second line per set drops the gold passages: the answer
+should then be an abstention. Sets:
+
+- ``shared`` — ``../shared/eval`` (``--half`` picks the half; the test half is for reporting);
+- ``twowiki`` — ``evals/data/twowiki_*`` (its test half never fitted);
+- ``reworded`` — ``evals/out/reworded.jsonl`` (``python evals/reworded.py write``), the shared
+  dev questions in other words;
+- ``demo``, ``own_words`` — the demo corpus questions (``evals/data/demo_questions*.jsonl``),
+  one-hop and two-hop only, over their gold passages.
+
+Prints ``set: n, answer_match, precision, abstained``, the share whose best candidate is right
+whatever the gate says (what the ranking alone would get), and for the gold-dropped rows the share
+abstained. Use it to see whether a change to the answer step pays on more than one set before
+an end-to-end ``deepresearch eval``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from fit_answers import EVAL, Row, confidence_rows, context_rows, gate_from, grounded, outcomes, summary
+
+from deepresearch.citations import Source
+from deepresearch.evaluation.dataset import half_of
+
+DATA = Path(__file__).resolve().parent / "data"
+DEMO_CORPUS = Path(__file__).resolve().parents[1] / "src" / "deepresearch" / "data" / "demo_corpus.jsonl"
+TOP = 8  # sentences whose candidates compete, as the shipped gate ranks them
+REWORDED = Path(__file__).resolve().parent / "out" / "reworded.jsonl"
+
+
+def demo_rows(path: Path) -> list[Row]:
+    """The demo questions that ask for a span, each over its gold passages."""
+    corpus = {d["doc_id"]: d for d in map(json.loads, DEMO_CORPUS.open(encoding="utf-8"))}
+    rows = []
+    for q in map(json.loads, path.open(encoding="utf-8")):
+        if q["kind"] not in ("one-hop", "two-hop"):
+            continue
+        docs = [corpus[d] for d in q["doc_ids"] if d in corpus]
+        sources = [
+            Source(id=i, url=f"doc://{d['doc_id']}", title=d["title"], content=d["text"], doc_id=d["doc_id"])
+            for i, d in enumerate(docs, 1)
+        ]
+        rows.append(Row(q["id"], "dev", q["question"], q["answers"], sources, True))
+    return rows
+
+
+def sets(half: str) -> dict[str, tuple[list[Row], list[Row]]]:
+    """Each set's rows with and without their gold passages (none without for the demo sets)."""
+
+    def pick(rows: Sequence[Row]) -> list[Row]:
+        return [r for r in rows if half == "all" or half_of(r.qid.partition("#")[0]) == half]
+
+    twowiki = {"questions": DATA / "twowiki_questions.jsonl", "corpus_path": DATA / "twowiki_corpus.jsonl"}
+    out = {
+        "shared": (pick(context_rows()), pick(context_rows(drop_gold=True))),
+        "twowiki": (pick(context_rows(**twowiki)), pick(context_rows(drop_gold=True, **twowiki))),
+        "demo": (demo_rows(DATA / "demo_questions.jsonl"), []),
+        "own_words": (demo_rows(DATA / "demo_questions_own_words.jsonl"), []),
+    }
+    if REWORDED.is_file():
+        reworded = {"questions": REWORDED, "corpus_path": EVAL / "corpus.jsonl"}
+        out["reworded"] = (pick(context_rows(**reworded)), pick(context_rows(drop_gold=True, **reworded)))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--half", choices=("dev", "test", "all"), default="dev")
+    parser.add_argument("--show", help="print each question of this set with its answer")
+    parser.add_argument("--weights", type=Path, help="a weights file to use instead of the shipped one")
+    args = parser.parse_args()
+    answer = grounded(gate_from(args.weights))
+    for name, (rows, dropped) in sets(args.half).items():
+        marks = outcomes(rows, answer)
+        s = summary(marks)
+        line = f"{name:10s} n={len(rows):3d} answer_match {s['answer_match']:.3f} precision {s['precision']:.3f}"
+        line += f" abstained {s['abstained']:.3f}"
+        _, best_right, _ = confidence_rows(rows, TOP, None)
+        line += f" best candidate right {sum(best_right) / max(1, len(rows)):.3f}"
+        if dropped:
+            gone = summary(outcomes(dropped, answer))
+            line += f" | gold dropped: abstained {gone['abstained']:.3f}"
+        print(line)
+        if args.show == name:
+            for row, (stated, right, _) in zip(rows, marks, strict=True):
+                print(f"  {'R' if right else 'W' if stated else '-'} {row.question} | {row.answers[0]}")
+
+
+if __name__ == "__main__":
+    main()
