@@ -65,9 +65,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--set", action="append", required=True, help="NAME=RUNS_FOLDER (repeatable)")
     parser.add_argument("--only", help="comma-separated rules (default: every rule)")
-    parser.add_argument(
-        "--weights", type=Path, help="weights file to gate with (default: shipped)"
-    )
+    parser.add_argument("--weights", type=Path, help="weights file to gate with (default: shipped)")
     args = parser.parse_args()
     sets = {name: run_rows([Path(folder)]) for name, folder in (s.split("=", 1) for s in args.set)}
     rules = ["shipped", "soft=off", *(args.only.split(",") if args.only else RULES)]

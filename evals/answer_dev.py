@@ -16,6 +16,7 @@ the answer step scores there as the eval would.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import statistics
 import sys
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from deepresearch.agent import research
+from deepresearch.answers.dense import Dense, SentenceMeaning, dense_for
 from deepresearch.answers.ground import ground_answer
 from deepresearch.answers.learned import confidence_gate
 from deepresearch.citations import Source
@@ -38,6 +40,16 @@ from deepresearch.settings import Settings
 
 EVAL = Path(__file__).resolve().parents[2] / "shared" / "eval"
 OUT = Path(__file__).resolve().parent / "out"
+
+
+@functools.lru_cache(maxsize=1)
+def answer_dense() -> Dense | None:
+    """The answer step's sentence meaning as the product builds it (``ANSWER_EMBEDDINGS`` from the
+    environment: ``ANSWER_EMBEDDINGS=off python evals/…`` measures without it)."""
+    dense = dense_for(Settings.load({}))
+    if isinstance(dense, SentenceMeaning):  # an eval ranks many thousand sentences, each again per gate
+        dense.resize(1_000_000)
+    return dense
 
 
 def _cache(drop_gold: bool) -> Path:
@@ -90,7 +102,10 @@ def rows_from_runs(folders: Sequence[Path]) -> list[dict[str, Any]]:
     of the questions files the evals use (:data:`QUESTION_FILES`: the shared set, the 2Wiki dev
     set, the rewordings), in folder order."""
     questions = {
-        " ".join(q.question.split()): q for path in QUESTION_FILES if path.is_file() for q in load_questions(path)
+        " ".join(q.question.split()): q
+        for path in QUESTION_FILES
+        if path.is_file()
+        for q in load_questions(path)
     }
     rows = []
     for result in sorted(f for folder in folders for f in folder.glob("*/result.json")):
@@ -120,7 +135,7 @@ def score(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     for row in rows:
         sources = [stored_source(s) for s in row["sources"]]
-        got = ground_answer(row["question"], sources, chooser=chooser, weights=gate)
+        got = ground_answer(row["question"], sources, chooser=chooser, weights=gate, dense=answer_dense())
         text = "" if got.status == "abstained" else got.text
         marks["answer_match"].append(answer_match(text, row["answers"]))
         marks["em"].append(exact_match(text, row["answers"]))

@@ -75,16 +75,24 @@ def sets(half: str) -> dict[str, tuple[list[Row], list[Row]]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--half", choices=("dev", "test", "all"), default="dev")
     parser.add_argument("--show", help="print each question of this set with its answer")
+    parser.add_argument("--sets", help="only these sets, comma-separated (twowiki,own_words)")
     parser.add_argument("--weights", type=Path, help="a weights file to use instead of the shipped one")
     args = parser.parse_args()
     answer = grounded(gate_from(args.weights))
+    wanted = set(args.sets.split(",")) if args.sets else None
     for name, (rows, dropped) in sets(args.half).items():
+        if wanted is not None and name not in wanted:
+            continue
         marks = outcomes(rows, answer)
         s = summary(marks)
-        line = f"{name:10s} n={len(rows):3d} answer_match {s['answer_match']:.3f} precision {s['precision']:.3f}"
+        line = (
+            f"{name:10s} n={len(rows):3d} answer_match {s['answer_match']:.3f} precision {s['precision']:.3f}"
+        )
         line += f" abstained {s['abstained']:.3f}"
         _, best_right, _ = confidence_rows(rows, TOP, None)
         line += f" best candidate right {sum(best_right) / max(1, len(rows)):.3f}"

@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-from answer_dev import rows_from_runs, stored_source
+from answer_dev import answer_dense, rows_from_runs, stored_source
 
 from deepresearch.answers.evidence import rank_sentences, sentence_pool
 from deepresearch.answers.feature_set import CONFIDENCE_FEATURES as DECLARED
@@ -137,7 +137,10 @@ def load_rows() -> list[Row]:
 def _ranked(row: Row, top: int):  # type: ignore[no-untyped-def]
     frame = row.frame
     pool = sentence_pool(row.sources)
-    return frame, rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes)[:top]
+    ranked = rank_sentences(
+        frame.terms, pool, frame.names, frame.text, optional=frame.describes, dense=answer_dense()
+    )
+    return frame, ranked[:top]
 
 
 def _open(frame: QuestionFrame) -> bool:
@@ -270,7 +273,7 @@ def summary(marks: Sequence[tuple[bool, bool, float]]) -> dict[str, float]:
 
 def grounded(weights: AnswerWeights | None) -> Callable[[Row], tuple[str, bool, float | None]]:
     def answer(row: Row) -> tuple[str, bool, float | None]:
-        got = ground_answer(row.question, row.sources, weights=weights)
+        got = ground_answer(row.question, row.sources, weights=weights, dense=answer_dense())
         return got.text, got.status != "abstained", got.confidence
 
     return answer

@@ -239,7 +239,10 @@ def scan(paths: list[Path], haystack: Haystack, window: int = 0) -> list[Hit]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Find eval text copied into code, tests and docstrings.")
     parser.add_argument(
-        "paths", nargs="*", type=Path, default=[ROOT / "src", ROOT / "tests", ROOT / "docs", ROOT / "README.md"]
+        "paths",
+        nargs="*",
+        type=Path,
+        default=[ROOT / "src", ROOT / "tests", ROOT / "docs", ROOT / "README.md"],
     )
     parser.add_argument("--eval", type=Path, default=EVAL, help="folder of questions.jsonl and corpus.jsonl")
     parser.add_argument("--window", type=int, default=0, help="also flag a run of N words found in the eval")

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from answer_dev import answer_dense
+
 from deepresearch.agent import research
 from deepresearch.answers.ground import ground_answer
 from deepresearch.answers.learned import AnswerWeights, confidence_gate
@@ -137,7 +139,7 @@ def fixed_sources(items: Sequence[Item], show: bool) -> dict[str, Any]:
 
 
 def _grounded(text: str, row: Any, gate: AnswerWeights | None) -> Run:
-    got = ground_answer(text, row.sources, weights=gate)
+    got = ground_answer(text, row.sources, weights=gate, dense=answer_dense())
     answered = got.text if got.status != "abstained" else ""
     return Run(text, got.text, got.status, answer_match(answered, row.answers), 0.0)
 

@@ -6,7 +6,9 @@
 
 ``read`` shows the model code's evidence lines for each open question (``answers.reader.read``'s
 prompt: the first ``--top`` chains, bridge sentence first, titled) and caches the raw replies per
-question in ``--out`` (a rerun resumes). ``score`` checks each reply as the product does
+question in ``--out`` (a rerun resumes). ``--set NAME=contexts`` reads a set of
+``evals/contexts.py`` over its own passages instead of run folders (no agent run). ``score``
+checks each reply as the product does
 (``answers.reader.check_span``: a span of a line shown, not the question's words) and prints, per
 set, answer_match / precision when answering / share answered for each policy:
 
@@ -28,6 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from answer_dev import answer_dense
 from fit_answers import Row, _open, _ranked, gate_from, run_rows
 
 from deepresearch.answers.ground import ground_answer
@@ -48,6 +51,16 @@ from deepresearch.llm.embedded import EmbeddedModel
 def _lines(row: Row, top: int):  # type: ignore[no-untyped-def]
     frame, ranked = _ranked(row, top)
     return frame, evidence_lines(ranked, top)
+
+
+def _rows(name: str, folder: str) -> list[Row]:
+    """A set's rows: the run folders named, or with ``NAME=contexts`` the dev half of that set of
+    ``evals/contexts.py`` over its own passages (``own_words=contexts``, ``twowiki=contexts``)."""
+    if folder == "contexts":
+        from contexts import sets
+
+        return sets("dev")[name][0]
+    return run_rows([Path(folder)])
 
 
 def read(args: argparse.Namespace, sets: dict[str, list[Row]]) -> None:
@@ -71,7 +84,7 @@ def read(args: argparse.Namespace, sets: dict[str, list[Row]]) -> None:
 
 def policies(row: Row, cached: dict[str, Any] | None, top: int, gate: Any) -> dict[str, str | None]:
     """Each way of combining code's answer line and the reader's: the answer it states or None."""
-    got = ground_answer(row.question, row.sources, weights=gate)
+    got = ground_answer(row.question, row.sources, weights=gate, dense=answer_dense())
     code = got.text if got.status != "abstained" else None
     reader = None
     if cached is not None and _open(row.frame):
@@ -79,7 +92,11 @@ def policies(row: Row, cached: dict[str, Any] | None, top: int, gate: Any) -> di
         reading = check_span(frame, parse_reply(cached["reply"]), lines)
         reader = reading.text if reading else None
     agree = _same(code, reader)
-    loose = ground_answer(row.question, row.sources, weights=replace(gate, threshold=0.0)) if gate else got
+    loose = (
+        ground_answer(row.question, row.sources, weights=replace(gate, threshold=0.0), dense=answer_dense())
+        if gate
+        else got
+    )
     best = loose.text if loose.status != "abstained" else None
     listed = any(_same(c, reader) for c in loose.candidates[:6]) or _same(best, reader)
     return {
@@ -125,16 +142,14 @@ def main() -> None:
     reading.add_argument("--cache", default="/tmp/deepresearch-models", help="where split models are joined")
     scoring = commands.add_parser("score", help="check the cached replies and compare the policies")
     scoring.add_argument("cache_file")
-    scoring.add_argument(
-        "--weights", type=Path, help="weights file to gate with (default: shipped)"
-    )
+    scoring.add_argument("--weights", type=Path, help="weights file to gate with (default: shipped)")
     for sub in (reading, scoring):
         sub.add_argument("--set", action="append", required=True, help="NAME=RUNS_FOLDER (repeatable)")
         sub.add_argument(
             "--top", type=int, default=TOP_LINES, help="code's chains shown (default %(default)s)"
         )
     args = parser.parse_args()
-    sets = {name: run_rows([Path(folder)]) for name, folder in (s.split("=", 1) for s in args.set)}
+    sets = {name: _rows(name, folder) for name, folder in (s.split("=", 1) for s in args.set)}
     read(args, sets) if args.command == "read" else score(args, sets)
 
 

@@ -21,11 +21,12 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+from contexts import sets
 from fit_answers import (
-    context_rows,
     WEIGHTS,
     Row,
     as_linear,
@@ -46,22 +47,21 @@ from deepresearch.answers.learned import AnswerWeights
 BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.01)
 
 
-DATA = Path(__file__).resolve().parent / "data"
-CONTEXTS = {
-    "shared": (None, None),
-    "twowiki": (DATA / "twowiki_questions.jsonl", DATA / "twowiki_corpus.jsonl"),
-}
-
-
 def _contexts(half: str) -> dict[str, list[Row]]:
-    """Each question with its own context passages, with the gold (an answer is due) and without
-    it (an abstention is due): rows of the ``half`` of each set, no agent run needed."""
+    """Each question with its own context passages (``evals/contexts.py``), with the gold (an
+    answer is due) and without it (an abstention is due): rows of the ``half`` of each set, no
+    agent run needed. The demo questions are fitted on; the own-words demo questions are only
+    ever checked; the shared test half is never read here (it is looked at once per step, by
+    ``deepresearch eval``)."""
     out: dict[str, list[Row]] = {}
-    for name, (questions, corpus) in CONTEXTS.items():
-        if half == "test" and name == "shared":
-            continue  # the shared test half is looked at once per step, by `deepresearch eval`
-        out[f"{name}-ctx"] = [r for r in context_rows(False, questions, corpus) if r.half == half]
-        out[f"{name}-nogold"] = [r for r in context_rows(True, questions, corpus) if r.half == half]
+    for name, (rows, dropped) in sets(half).items():
+        if half == "test" and name in ("shared", "reworded", "demo"):
+            continue
+        if half == "dev" and name == "own_words":
+            continue
+        out[f"{name}-ctx"] = rows
+        if dropped:
+            out[f"{name}-nogold"] = dropped
     return out
 
 
@@ -113,13 +113,14 @@ def calibration(rows: Sequence[Row], weights: AnswerWeights) -> list[tuple[str, 
 
 def _line(name: str, rows: Sequence[Row], weights: AnswerWeights | None) -> str:
     s = summary(outcomes(rows, grounded(weights)))
-    return f"{name}: {s['answer_match']:.3f} / {s['precision']:.3f} / answered {1 - s['abstained']:.3f} (n={s['n']})"
+    answered = 1 - s["abstained"]
+    return f"{name}: {s['answer_match']:.3f} / {s['precision']:.3f} / answered {answered:.3f} (n={s['n']})"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
-        "--fit", action="append", required=True, help="NAME=RUNS: its dev-half rows are fitted on"
+        "--fit", action="append", default=[], help="NAME=RUNS: its dev-half rows are fitted on"
     )
     parser.add_argument(
         "--check", action="append", default=[], help="NAME=RUNS: its test-half rows are checked"
@@ -132,9 +133,16 @@ def main() -> None:
     parser.add_argument(
         "--check-contexts",
         action="store_true",
-        help="also check the test half's context rows (2Wiki only: the shared test half is never read here)",
+        help="also check the test half's context rows (2Wiki) and the own-words demo questions",
     )
     parser.add_argument("--top", type=int, default=8)
+    parser.add_argument(
+        "--thresholds",
+        type=lambda text: [float(t) for t in text.split(",")],
+        default=[],
+        help="also print every set at these thresholds (0.3,0.35,0.4): the curve to choose from",
+    )
+    parser.add_argument("--threshold", type=float, help="ship this threshold instead of the --target one")
     parser.add_argument("--write", action="store_true", help="ship the refit")
     parser.add_argument("--before", type=Path, help="weights to compare with (default: the shipped ones)")
     args = parser.parse_args()
@@ -144,15 +152,22 @@ def main() -> None:
         checking.update(_contexts("test") if args.check_contexts else {})
     train = [r for rows in fitting.values() for r in rows]
     refit = fit(train, args.l2, args.top)
-    refit = AnswerWeights(None, refit.confidence, threshold_for(train, refit, args.target), args.top)
-    print(f"threshold {refit.threshold:.2f} (precision ≥ {args.target} on the fit rows)")
+    chosen = args.threshold if args.threshold is not None else threshold_for(train, refit, args.target)
+    refit = AnswerWeights(None, refit.confidence, chosen, args.top)
+    how = "as asked" if args.threshold is not None else f"precision ≥ {args.target} on the fit rows"
+    print(f"threshold {refit.threshold:.2f} ({how})")
     shipped = gate_from(args.before)
-    for label, sets in (("fit (dev half)", fitting), ("check (test half, never fitted)", checking)):
+    for label, chosen in (("fit (dev half)", fitting), ("check (test half, never fitted)", checking)):
         print(label)
-        for name, rows in sets.items():
+        for name, rows in chosen.items():
             print("  " + _line(f"{name:10} before ", rows, shipped))
             print("  " + _line(f"{name:10} support", rows, None))
             print("  " + _line(f"{name:10} refit  ", rows, refit))
+    for threshold in args.thresholds:
+        at = replace(refit, threshold=threshold)
+        print(f"refit at threshold {threshold:.2f}")
+        for name, rows in [*fitting.items(), *checking.items()]:
+            print("  " + _line(f"{name:16}", rows, at))
     for name, rows in checking.items():
         print(f"calibration of the refit on {name} (test half): bin, rows, predicted, right")
         for row in calibration(rows, refit):

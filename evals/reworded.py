@@ -20,7 +20,7 @@ import argparse
 import json
 from pathlib import Path
 
-from answer_dev import EVAL, OUT
+from answer_dev import EVAL, OUT, answer_dense
 from fit_answers import Row, gate_from, run_rows
 
 from deepresearch.answers.ground import ground_answer
@@ -45,7 +45,7 @@ def write() -> Path:
 
 
 def _answer(row: Row, gate: AnswerWeights | None) -> tuple[str | None, bool]:
-    got = ground_answer(row.question, row.sources, weights=gate)
+    got = ground_answer(row.question, row.sources, weights=gate, dense=answer_dense())
     stated = got.text if got.status != "abstained" else None
     return stated, bool(stated and answer_match(stated, row.answers))
 
@@ -76,9 +76,7 @@ def main() -> None:
     scoring = commands.add_parser("pairs", help="same answer across wordings, on the runs' own sources")
     scoring.add_argument("--originals", type=Path, required=True, help="runs of the dev half")
     scoring.add_argument("--reworded", type=Path, required=True, help="runs of evals/out/reworded.jsonl")
-    scoring.add_argument(
-        "--weights", type=Path, help="weights file to gate with (default: shipped)"
-    )
+    scoring.add_argument("--weights", type=Path, help="weights file to gate with (default: shipped)")
     args = parser.parse_args()
     if args.command == "write":
         print(write())

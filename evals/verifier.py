@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+from answer_dev import answer_dense
 from fit_answers import auc, fit_logistic, run_rows
 
 from deepresearch.answers.ground import ground_answer
@@ -40,7 +41,7 @@ def collect(model: EmbeddedModel, runs: list[Path]) -> list[Mark]:
     loose = replace(gate, threshold=0.0)
     marks = []
     for row in run_rows(runs):
-        got = ground_answer(row.question, row.sources, weights=loose)
+        got = ground_answer(row.question, row.sources, weights=loose, dense=answer_dense())
         if got.status == "abstained" or got.confidence is None:
             continue
         evidence = f"{got.via_sentence} {got.sentence}".strip()

@@ -45,8 +45,10 @@ QUESTION = "When was the astronomical clock built in the city where Karel Purkyn
 
 
 @pytest.fixture(autouse=True)
-def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No test reads the developer's environment, .env or home folder."""
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, minilm_home: Path) -> None:
+    """No test reads the developer's environment, .env or home folder. Every home shares the
+    session's MiniLM file (``EMBEDDINGS_CACHE_DIR``): the answer step reads sentence meaning by
+    default, and converting MiniLM for each test's fresh home would cost seconds a test."""
     for name in (
         "LLM_PROVIDER",
         "SEARCH_API",
@@ -60,6 +62,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         "OPENAI_API_KEY",
     ):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("EMBEDDINGS_CACHE_DIR", str(minilm_home / "cache"))
     monkeypatch.chdir(tmp_path)
 
 

@@ -156,6 +156,14 @@ class Settings(BaseSettings):
     """Where code's answer line abstains, a model reads code's best lines and answers with a span of one,
     which code checks: `auto` (on when `READER_MODEL` is set or, on the embedded provider, a bundled model
     that measured as a reader is installed), `on` or `off`."""
+    answer_embeddings: Literal["auto", "on", "off"] = Field("auto", json_schema_extra=_RESEARCH)
+    """Sentence meaning in the answer step: MiniLM cosines of the question with its best sentences reorder
+    what the words found ("people could still pay until" finds "could be exchanged until"). `auto` (on
+    whenever the MiniLM weights are installed, as the install script does), `on` (an error naming the
+    install command without them) or `off`. The shipped answer confidence was fitted with it on."""
+    embeddings_cache_dir: Path | None = Field(None, json_schema_extra=_SEARCH)
+    """Where MiniLM's llama.cpp file (converted from the installed weights once, then checked) is kept, so
+    that several homes share one (default: the home's `cache/` folder)."""
     answer_chooser: Literal["code", "model"] = Field("code", json_schema_extra=_RESEARCH)
     """Who picks the embedded model's answer among code's candidates: `code` or `model` (under a grammar that
     allows only them)."""
@@ -337,6 +345,11 @@ class Settings(BaseSettings):
     def cache_dir(self) -> Path:
         """Model-call and page caches live here."""
         return self.home / "cache"
+
+    @property
+    def embeddings_cache(self) -> Path:
+        """Where MiniLM's converted GGUF is kept: ``EMBEDDINGS_CACHE_DIR``, else the cache folder."""
+        return self.embeddings_cache_dir or self.cache_dir
 
     @property
     def jobs_db_path(self) -> Path:

@@ -15,9 +15,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from deepresearch.answers.candidates import names
+from deepresearch.answers.dense import DENSE_TOP, DENSE_WEIGHT, Dense
 from deepresearch.citations import Source
 from deepresearch.lexicon import NATIONALITIES
 from deepresearch.text import key_stems, sentences
@@ -125,9 +126,11 @@ def rank_sentences(
     names: frozenset[str] = frozenset(),
     question_text: str = "",
     optional: frozenset[str] = frozenset(),
+    dense: Dense | None = None,
 ) -> list[Ranked]:
     """Sentences best first. Score: coverage of the question by the sentence and its bridge
-    sentence together, plus a little of the sentence's own coverage (to break ties).
+    sentence together, plus a little of the sentence's own coverage (to break ties), plus, with
+    ``dense``, their meaning's closeness to the question (see :func:`_with_meaning`).
     ``names`` are the stems of the names the question holds (see :func:`term_weights`);
     ``optional`` terms count only where a sentence holds them (see :func:`coverage`)."""
     weights = term_weights(question_terms, pool, names)
@@ -138,7 +141,27 @@ def rank_sentences(
     seeds = sorted(pool, key=lambda s: -(direct[id(s)] + bonus[id(s)]))[:BRIDGE_SEEDS]
     bridges = seed_bridges([s for s in seeds if direct[id(s)] > 0], pool, question)
     ranked = [_best_chain(s, direct[id(s)], bridges, weights, bonus, optional, soft) for s in pool]
-    return sorted(ranked, key=lambda r: -r.score)
+    ranked.sort(key=lambda r: -r.score)
+    return _with_meaning(ranked, dense, question_text) if dense is not None and question_text else ranked
+
+
+def _with_meaning(ranked: list[Ranked], dense: Dense, question_text: str) -> list[Ranked]:
+    """The lexical best chains rescored with their sentence meaning (:mod:`deepresearch.answers.dense`):
+    ``DENSE_WEIGHT`` × the cosine of the question with the sentence and its bridge sentence (the
+    passage's title put first measured worse on the dev sets: 74 right against 79)."""
+    head = [r for r in ranked[:DENSE_TOP] if r.score > 0]
+    if not head:
+        return ranked
+    cosines = dense(question_text, [chain_text(r) for r in head])
+    rescored = [
+        replace(r, score=r.score + DENSE_WEIGHT * max(c, 0.0)) for r, c in zip(head, cosines, strict=True)
+    ]
+    return sorted(rescored, key=lambda r: -r.score) + ranked[len(head) :]
+
+
+def chain_text(ranked: Ranked) -> str:
+    """The evidence chain as one text: the sentence, then the bridge sentence it borrowed from."""
+    return ranked.sentence.text if ranked.via is None else f"{ranked.sentence.text} {ranked.via.text}"
 
 
 def _best_chain(

@@ -15,7 +15,10 @@ import json
 from deepresearch.domain import AnswerKind
 
 CONFIDENCE_FEATURES: dict[str, str] = {
-    "score": "the best candidate's score (log of its hand-set score)",
+    "score": (
+        "the best candidate's score (log of its hand-set score; "
+        "its sentence's meaning counts, answers/dense.py)"
+    ),
     "margin": "its score's lead over the second candidate (capped at 4)",
     "coverage": "the weighted share of the question's terms its evidence chain holds (like words in part)",
     "names": "the share of the question's names its evidence chain holds",
@@ -30,7 +33,7 @@ CONFIDENCE_FEATURES: dict[str, str] = {
     "kind_entity": "1 for a what/which-question",
 }
 OPEN_KINDS: tuple[AnswerKind, ...] = ("person", "place", "date", "number", "entity")
-VERSION = 2  # raise when a feature's computation changes without its name changing
+VERSION = 3  # raise when a feature's computation changes without its name changing
 
 
 def feature_set_hash() -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from deepresearch.answers.candidates import DATE, NUMBER, YEAR, candidates, names
+from deepresearch.answers.dense import Dense
 from deepresearch.answers.evidence import Ranked, Sentence, rank_sentences, sentence_pool
 from deepresearch.answers.features import (
     ASKS_MEASURE,
@@ -79,16 +80,18 @@ def ground_answer(
     chooser: Chooser | None = None,
     weights: AnswerWeights | None = None,
     reader: Reader | None = None,
+    dense: Dense | None = None,
 ) -> GroundedAnswer:
     """The grounded answer to ``question`` from ``sources`` (see the module docstring).
     ``weights`` are a fitted scorer and abstention (:mod:`deepresearch.answers.learned`, e.g.
     :func:`~deepresearch.answers.learned.confidence_gate`, which abstains on the fitted P(right)
     instead of the support gate); None is the hand-set scoring and support gate alone. Where code
     abstains on a question that asks for a span, a ``reader`` (:mod:`deepresearch.answers.reader`)
-    may answer with a span of one of code's best lines."""
+    may answer with a span of one of code's best lines. ``dense`` (:mod:`deepresearch.answers.dense`)
+    lets sentence meaning reorder the ranking."""
     frame = frame_question(question)
     pool = sentence_pool(sources)
-    ranked = rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes)
+    ranked = rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes, dense=dense)
     ranked = trusted_first(ranked, sources)
     answer = _code_answer(frame, ranked, chooser, weights)
     if reader is None or answer.status != "abstained" or not ranked or frame.kind in ("yesno", "choice"):
@@ -356,7 +359,11 @@ def _answer(
 
 
 def check_answer(
-    question: str, written: str, sources: Sequence[Source], weights: AnswerWeights | None = None
+    question: str,
+    written: str,
+    sources: Sequence[Source],
+    weights: AnswerWeights | None = None,
+    dense: Dense | None = None,
 ) -> GroundedAnswer:
     """A server model's answer, checked by code against the sources: grounded when one sentence
     holds its names and numbers and most of its words *and* code's own answer, with the model
@@ -368,13 +375,13 @@ def check_answer(
     frame = frame_question(question)
     text = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(CITATION_LIKE.sub(" ", written).split())).strip()
     if not text:
-        return ground_answer(question, sources, weights=weights)
+        return ground_answer(question, sources, weights=weights, dense=dense)
     if _UNKNOWN.search(text):
         return abstain(frame, 0.0)
     unverified = GroundedAnswer(text, "unverified", frame.kind, chosen_by="model")
     if supporting_sentence(text, sources) is None:
         return unverified
-    kept = ground_answer(question, sources, chooser=_written_pick(text), weights=weights)
+    kept = ground_answer(question, sources, chooser=_written_pick(text), weights=weights, dense=dense)
     if kept.status not in ("grounded", "sentence") or not _holds(text, kept.text):
         return unverified
     shown = text if (_states(text, kept.sentence) or 0.0) >= 0.5 else kept.text

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from deepresearch.answers.dense import Dense, dense_for
 from deepresearch.answers.ground import Reader
 from deepresearch.answers.learned import AnswerWeights, confidence_gate
 from deepresearch.answers.reader import read
@@ -45,6 +46,8 @@ class ResearchContext:
     answer_weights: AnswerWeights | None = field(init=False)
     """How the answer line abstains: the fitted confidence at its shipped threshold, or at
     ANSWER_MIN_CONFIDENCE when that is set."""
+    _dense: list[Dense | None] = field(init=False, default_factory=list)
+    _dense_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         # LangGraph's own max_concurrency also counts its stream reader: at 1 it deadlocks.
@@ -66,6 +69,14 @@ class ResearchContext:
         if self.settings.model_judge is not None:
             return self.settings.model_judge
         return model_writes(self.settings)
+
+    @property
+    def answer_dense(self) -> Dense | None:
+        """The answer step's sentence meaning (``ANSWER_EMBEDDINGS``), built on first use, once per run."""
+        with self._dense_lock:
+            if not self._dense:
+                self._dense.append(dense_for(self.settings))
+            return self._dense[0]
 
     @property
     def reader(self) -> Reader | None:

@@ -50,7 +50,7 @@ def runtime_for(settings: Settings, notice: Notice | None = None) -> Embedder:
         return MiniLMEmbedder()
     options = LlamaOptions(n_threads=settings.embedded_threads)
     try:
-        return LlamaEmbedder(settings.cache_dir, options=options)
+        return LlamaEmbedder(settings.embeddings_cache, options=options)
     except ConfigurationError as exc:
         if settings.embedder == "llama":
             raise

@@ -12,6 +12,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from deepresearch.answers.choose import model_chooser
+from deepresearch.answers.dense import Dense
 from deepresearch.answers.ground import Chooser, GroundedAnswer, check_answer, ground_answer
 from deepresearch.answers.learned import AnswerWeights
 from deepresearch.citations import Source, cited_ids
@@ -37,10 +38,15 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
         draft, error = _model_draft(state, ctx)
         fallbacks = [] if draft else [f"report: {error}; wrote the report from the evidence alone"]
         written = draft.answer if draft else ""
-        answer = _checked_answer(state["question"], written, sources, ctx.answer_weights)
+        answer = _checked_answer(state["question"], written, sources, ctx.answer_weights, ctx.answer_dense)
     else:
         answer = ground_answer(
-            state["question"], sources, chooser=_chooser(ctx), weights=ctx.answer_weights, reader=ctx.reader
+            state["question"],
+            sources,
+            chooser=_chooser(ctx),
+            weights=ctx.answer_weights,
+            reader=ctx.reader,
+            dense=ctx.answer_dense,
         )
     notices = [*state.get("fallbacks", []), *fallbacks, *state.get("notices", [])]
     report = render_report(
@@ -92,15 +98,19 @@ def _model_draft(state: ResearchState, ctx: ResearchContext) -> tuple[ReportDraf
 
 
 def _checked_answer(
-    question: str, written: str, sources: list[Source], weights: AnswerWeights | None = None
+    question: str,
+    written: str,
+    sources: list[Source],
+    weights: AnswerWeights | None = None,
+    dense: Dense | None = None,
 ) -> GroundedAnswer:
     """The model's answer where a sentence read states it; else code's grounded answer, when code
     finds one (measured on a real server model: Qwen2.5-0.5B wrote an unverified '1851' where a cited
     sentence said 1410); else the model's, marked unverified."""
-    checked = check_answer(question, written, sources, weights)
+    checked = check_answer(question, written, sources, weights, dense)
     if checked.status != "unverified":
         return checked
-    grounded = ground_answer(question, sources, weights=weights)
+    grounded = ground_answer(question, sources, weights=weights, dense=dense)
     return grounded if grounded.status != "abstained" else checked
 
 
