@@ -13,12 +13,15 @@ from pathlib import Path
 import pytest
 
 from deepresearch import research
+from deepresearch.citations import Source
 from deepresearch.errors import ConfigurationError, DeepResearchError
 from deepresearch.followup import answer_from, ask_followup, find_run, followups, resolve_references
 from deepresearch.llm.testing import ScriptedModel
 from deepresearch.result import ResearchResult
 from deepresearch.runs import RunFolder
+from deepresearch.search.base import SearchHit
 from deepresearch.search.local import LocalSearch
+from deepresearch.search.testing import StaticSearch
 from deepresearch.settings import Settings
 
 from .conftest import QUESTION
@@ -97,3 +100,61 @@ def test_the_cli_answers_a_followup(finished: tuple[ResearchResult, RunFolder], 
     shown = json.loads(done.stdout)
     assert shown["answer"] == "Mikuláš of Kadaň"
     assert shown["source_number"] in _reference_numbers(result.report_markdown)
+
+
+BRIDGE = SearchHit(
+    url="https://example.org/charles-bridge",
+    title="Charles Bridge",
+    content="The Charles Bridge in Prague was designed by the architect Peter Parler. It crosses the Vltava.",
+)
+
+
+def test_a_followup_the_sources_cannot_answer_is_researched_as_a_new_round(
+    finished: tuple[ResearchResult, RunFolder], settings: Settings
+) -> None:
+    """The new round's sources are numbered after the report's, the old numbers stay, the report
+    grows by a Follow-up section, and the answer cites the new source."""
+    result, folder = finished
+    before = json.loads((folder.path / "sources.json").read_text(encoding="utf-8"))
+    asked: list[str] = []
+
+    def researcher(question: str) -> list[Source]:
+        asked.append(question)
+        search = StaticSearch(default=[BRIDGE])
+        return list(research(question, settings=settings, model=ScriptedModel(), search=search).sources)
+
+    followup = ask_followup(folder, "Who designed the Charles Bridge?", researcher)
+    assert asked == ["Who designed the Charles Bridge?"]
+    assert followup.researched and followup.answered and followup.answer == "Peter Parler"
+    last = max(s["number"] for s in before)
+    assert [s.number for s in followup.new_sources] == [last + 1] and followup.source_number == last + 1
+    after = json.loads((folder.path / "sources.json").read_text(encoding="utf-8"))
+    assert after[: len(before)] == before and after[-1]["url"] == BRIDGE.url
+    report = (folder.path / "report.md").read_text(encoding="utf-8")
+    assert report.startswith(result.report_markdown.rstrip()) and "## Follow-up" in report
+    assert f"**Answer:** Peter Parler [{last + 1}]" in report and f"{last + 1}. [Charles Bridge]" in report
+    assert followups(RunFolder(folder.path))[-1].new_sources[0].title == "Charles Bridge"
+
+
+def test_without_a_researcher_or_when_the_round_finds_nothing_it_says_so(
+    finished: tuple[ResearchResult, RunFolder],
+) -> None:
+    _, folder = finished
+    followup = ask_followup(folder, "Who designed the Charles Bridge?", lambda question: [])
+    assert followup.researched and not followup.answered and followup.new_sources == []
+    assert "researched as a new round: 0 new source(s)" in followup.markdown().lower()
+
+
+def test_the_cli_says_so_without_researching_when_asked_not_to(
+    finished: tuple[ResearchResult, RunFolder], settings: Settings
+) -> None:
+    _, folder = finished
+    env = {**os.environ, "DEEPRESEARCH_HOME": str(settings.home)}
+    asked = ["followup", folder.run_id, "Who designed the Charles Bridge?", "--no-research", "--json"]
+    done = subprocess.run(
+        [sys.executable, "-m", "deepresearch.cli.main", *asked],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout)
+    assert not shown["answered"] and not shown["researched"] and "researching" not in done.stderr

@@ -7,16 +7,20 @@ or nothing), and cites that source by the report's own number — the sources th
 asked first, then the others the run read. A follow-up that points back at the report ("Who built
 it?") is read with the report's subject in place of ``it``/``its``/``they``/``them``: the title of
 the source that holds the report's answer (else of its first reference). When no sentence of those
-sources answers, it says so: "The sources read do not answer: …" — it does not research further (a new
-round that keeps the run's numbering is not built yet). Each follow-up is appended to the run
-folder, as one line of ``followups.jsonl`` and a section of ``followups.md``, so a conversation
-on a run survives a restart.
+sources answers and a ``researcher`` is given (the CLI's default), the follow-up is researched as a
+new round: the sources it reads that the run had not are added after the run's own, numbered on
+from its last number (no old citation changes), ``sources.json`` keeps them, the answer is grounded
+in the whole set, and ``report.md`` grows by a "Follow-up" section with the new references. Without
+one, or when the new round does not answer either, it says so: "The sources read do not answer: …".
+Each follow-up is appended to the run folder, as one line of ``followups.jsonl`` and a section of
+``followups.md``, so a conversation on a run survives a restart.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from deepresearch.answers.ground import abstention_text, ground_answer
+from deepresearch.citations import Source
 from deepresearch.errors import ConfigurationError, DeepResearchError
 from deepresearch.result import NumberedSource
 from deepresearch.runs import RUN_FILE, RunFolder, RunStore
@@ -35,6 +40,9 @@ FOLLOWUPS_JSONL = "followups.jsonl"
 FOLLOWUPS_MD = "followups.md"
 ANSWERED = ("grounded", "sentence")
 MAX_FOLLOWUP_CHARS = 2000
+
+Researcher = Callable[[str], Sequence[Source]]
+"""Researches a follow-up the run's sources do not answer: the sources a new round read."""
 
 
 class FollowUp(BaseModel):
@@ -50,17 +58,27 @@ class FollowUp(BaseModel):
     source_url: str = ""
     sentence: str = ""
     asked_at: str = ""
+    researched: bool = False
+    new_sources: list[NumberedSource] = []
 
     def markdown(self) -> str:
         """The follow-up as Markdown: the question, the cited answer and the sentence it rests on.
         Everything quoted from the sources or the asker does nothing in a Markdown viewer."""
         lines = [f"### {markdown_literal(self.question)}", ""]
         if not self.answered:
-            return "\n".join([*lines, markdown_literal(self.answer)])
-        lines.append(f"**Answer:** {markdown_literal(self.answer)} [{self.source_number}]")
-        if self.sentence:
-            lines += ["", f"*From:* “{markdown_literal(self.sentence)}” [{self.source_number}]"]
+            lines.append(markdown_literal(self.answer))
+        else:
+            lines.append(f"**Answer:** {markdown_literal(self.answer)} [{self.source_number}]")
+            if self.sentence:
+                lines += ["", f"*From:* “{markdown_literal(self.sentence)}” [{self.source_number}]"]
+        if self.researched:
+            lines += ["", f"*Researched as a new round: {len(self.new_sources)} new source(s) read.*"]
+            lines += [""] + [_reference(s) for s in self.new_sources] if self.new_sources else []
         return "\n".join(lines)
+
+
+def _reference(source: NumberedSource) -> str:
+    return f"{source.number}. [{markdown_literal(source.title or source.url)}]({source.url})"
 
 
 def find_run(run: str, settings: Settings) -> RunFolder:
@@ -87,21 +105,52 @@ def run_sources(folder: RunFolder) -> list[NumberedSource]:
         raise DeepResearchError(f"run {folder.run_id}: sources.json cannot be read ({exc})") from exc
 
 
-def ask_followup(folder: RunFolder, question: str) -> FollowUp:
-    """Answer ``question`` from the run's own sources, cite the report's number, and append it
-    to the run folder (see the module docstring)."""
+def ask_followup(folder: RunFolder, question: str, researcher: Researcher | None = None) -> FollowUp:
+    """Answer ``question`` from the run's own sources, cite the report's number, research it as a
+    new round when they do not answer and ``researcher`` is given, and append it to the run folder
+    (see the module docstring)."""
     question = " ".join(question.split())
     if not question:
         raise ConfigurationError("the follow-up question is empty: ask something about the report")
     if len(question) > MAX_FOLLOWUP_CHARS:
         raise ConfigurationError(f"the follow-up question is longer than {MAX_FOLLOWUP_CHARS} characters")
     sources, record = run_sources(folder), run_record(folder)
-    followup = answer_from(
-        sources, question, subject=report_subject(record, sources), cited=cited_ids(record)
-    )
+    subject, cited = report_subject(record, sources), cited_ids(record)
+    followup = answer_from(sources, question, subject=subject, cited=cited)
+    if not followup.answered and researcher is not None:
+        added = numbered_after(sources, researcher(followup.read_as))
+        if added:
+            folder.write_json("sources.json", [s.model_dump() for s in [*sources, *added]])
+        followup = answer_from([*sources, *added], question, subject=subject, cited=cited)
+        followup = followup.model_copy(update={"researched": True, "new_sources": added})
+        _grow_report(folder, followup)
     folder.append_jsonl(FOLLOWUPS_JSONL, followup.model_dump())
     _append_markdown(folder, followup)
     return followup
+
+
+def numbered_after(sources: Sequence[NumberedSource], found: Sequence[Source]) -> list[NumberedSource]:
+    """The sources of ``found`` the run had not read (by URL), numbered on from its last number
+    and given registry ids after its last id, so that no old citation changes."""
+    seen = {s.url for s in sources}
+    number = max((s.number for s in sources), default=0)
+    ident = max((s.id for s in sources), default=0)
+    added: list[NumberedSource] = []
+    for source in found:
+        if source.url in seen:
+            continue
+        seen.add(source.url)
+        number, ident = number + 1, ident + 1
+        fields = source.model_dump(exclude={"id", "number", "kind"})
+        added.append(NumberedSource(**fields, id=ident, number=number))
+    return added
+
+
+def _grow_report(folder: RunFolder, followup: FollowUp) -> None:
+    """The run's report with the researched follow-up appended, old numbers untouched."""
+    path = folder.file("report.md")
+    before = path.read_text(encoding="utf-8") if path.is_file() else ""
+    folder.write_text("report.md", f"{before.rstrip()}\n\n## Follow-up\n\n{followup.markdown()}\n")
 
 
 def answer_from(
