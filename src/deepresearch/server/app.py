@@ -79,7 +79,7 @@ def create_app(
     app.include_router(research_router(service), **guarded)
     app.include_router(jobs_router(service, manager), **guarded)
     app.include_router(export_router(manager), **guarded)
-    app.include_router(followup_router(manager), **guarded)
+    app.include_router(followup_router(manager, service), **guarded)
     app.include_router(docs_assets_router())
     install_mcp(app, service, manager)
     app.include_router(_docs_router(app, settings), **guarded)

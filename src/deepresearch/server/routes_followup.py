@@ -10,16 +10,19 @@ from fastapi import APIRouter
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
+from deepresearch.citations import Source
 from deepresearch.errors import ConflictError
-from deepresearch.followup import MAX_FOLLOWUP_CHARS, FollowUp, ask_followup, followups
+from deepresearch.followup import MAX_FOLLOWUP_CHARS, FollowUp, Researcher, ask_followup, followups
 from deepresearch.jobs.base import JobsBackend
 from deepresearch.runs import RunFolder
 from deepresearch.server.routes_export import completed_result
 from deepresearch.server.schemas import ErrorBody, RequestBody
+from deepresearch.service import Service
 
 ANSWERS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorBody, "description": "No such job."},
     409: {"model": ErrorBody, "description": "The job has not completed, or its run folder is gone."},
+    429: {"model": ErrorBody, "description": "A new round is needed and the server's run slots are full."},
 }
 
 
@@ -27,9 +30,29 @@ class FollowUpRequest(RequestBody):
     """A follow-up question about the job's report."""
 
     question: str = Field(min_length=1, max_length=MAX_FOLLOWUP_CHARS, description="The question.")
+    research: bool = Field(
+        True,
+        description=(
+            "When the run's sources do not answer, research it as a new round (its new sources numbered "
+            "after the report's, the run's report.md grown); false answers from the run's sources only."
+        ),
+    )
 
 
-def followup_router(manager: JobsBackend) -> APIRouter:
+def researcher(service: Service) -> Researcher:
+    """A new round on a follow-up, with the server's settings and parts, admitted through the same
+    gate as ``POST /research`` (429 when the server is full)."""
+    from deepresearch.agent import research
+
+    def researched(question: str) -> list[Source]:
+        with service.gate.admitted():
+            done = research(question, settings=service.settings, model=service.model, search=service.search)
+        return list(done.sources)
+
+    return researched
+
+
+def followup_router(manager: JobsBackend, service: Service) -> APIRouter:
     router = APIRouter(prefix="/tasks", tags=["jobs"])
 
     @router.post(
@@ -40,7 +63,8 @@ def followup_router(manager: JobsBackend) -> APIRouter:
     )
     async def ask(job_id: str, body: FollowUpRequest) -> FollowUp:
         folder = await run_in_threadpool(run_folder, manager, job_id)
-        return await run_in_threadpool(ask_followup, folder, body.question)
+        rounds = researcher(service) if body.research else None
+        return await run_in_threadpool(ask_followup, folder, body.question, rounds)
 
     @router.get(
         "/{job_id}/followups",
