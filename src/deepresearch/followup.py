@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from deepresearch.answers.ground import abstention_text, ground_answer
+from deepresearch.answers.learned import confidence_gate
 from deepresearch.citations import Source
 from deepresearch.errors import ConfigurationError, DeepResearchError
 from deepresearch.result import NumberedSource
@@ -162,7 +163,7 @@ def answer_from(
     read_as = resolve_references(question, subject)
     first = [s for s in sources if s.id in cited]
     for pool in (first, sources) if first else (sources,):
-        grounded = ground_answer(read_as, pool)
+        grounded = ground_answer(read_as, pool, weights=confidence_gate(None))
         source = next((s for s in pool if s.id == grounded.source_id), None)
         if grounded.status in ANSWERED and source is not None:
             return FollowUp(

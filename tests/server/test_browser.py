@@ -320,3 +320,41 @@ def test_page_reviews_the_plan_before_the_research(serve: Serve, browser_page) -
     assert "skipped" in statuses and search.queries[0] == "Prague Orloj construction year"
     assert DROPPED in page.inner_text("#report")
     assert errors == []
+
+
+def test_the_page_sends_report_type_and_excluded_domains_and_asks_followups(  # type: ignore[no-untyped-def]
+    serve: Serve, browser_page
+) -> None:
+    """Issue 36 on the page: the report type and the domains never to read go with the request;
+    under the finished report a follow-up is answered with the number the report gives its source."""
+    page = browser_page
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    clock = hit(
+        "https://clocks.example.org/orloj",
+        "Prague astronomical clock",
+        "The Prague astronomical clock was built in 1410 by the clockmaker Mikuláš of Kadaň.",
+    )
+    server = serve(model=ScriptedModel(), search=StaticSearch(default=[clock]), fetch_full_page=False)
+    page.goto(server.url + "/")
+    page.fill("#question", TOPIC)
+    page.select_option("#report-type", "brief")
+    page.fill("#exclude", "example.net, ads.example.com")
+    with page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/tasks")) as sent:
+        page.click("#submit")
+    overrides = json.loads(sent.value.post_data or "{}")["overrides"]
+    assert overrides["report_type"] == "brief"
+    assert overrides["search_exclude_domains"] == "example.net,ads.example.com"
+    page.wait_for_selector("#report article.report h2", timeout=60_000)
+    client = server.client()
+    job = client.get("/tasks").json()["jobs"][0]
+    assert job["status"] == "completed", job
+    page.wait_for_selector("#followup-box:not([hidden])", timeout=10_000)
+    page.fill("#followup-question", "Who built it?")
+    page.click("#followup-ask")
+    page.wait_for_selector("#followups li.followup .answer", timeout=30_000)
+    answer = page.inner_text("#followups li.followup .answer")
+    numbers = page.eval_on_selector_all("#report li[id^='ref-']", "els => els.map(e => e.id.slice(4))")
+    assert answer.startswith("Mikuláš of Kadaň [") and answer.rstrip("]").rsplit("[", 1)[1] in numbers
+    assert [f["question"] for f in client.get(f"/tasks/{job['id']}/followups").json()] == ["Who built it?"]
+    assert errors == []

@@ -39,14 +39,17 @@ class FollowUpRequest(RequestBody):
     )
 
 
-def researcher(service: Service) -> Researcher:
-    """A new round on a follow-up, with the server's settings and parts, admitted through the same
-    gate as ``POST /research`` (429 when the server is full)."""
+def researcher(service: Service, overrides: dict[str, Any]) -> Researcher:
+    """A new round on a follow-up, with the settings the job ran with (the server's and the job's
+    overrides: its search backend, its domain filters) and the server's parts, admitted through the
+    same gate as ``POST /research`` (429 when the server is full)."""
     from deepresearch.agent import research
+
+    settings = service.resolve(overrides)
 
     def researched(question: str) -> list[Source]:
         with service.gate.admitted():
-            done = research(question, settings=service.settings, model=service.model, search=service.search)
+            done = research(question, settings=settings, model=service.model, search=service.search)
         return list(done.sources)
 
     return researched
@@ -63,7 +66,7 @@ def followup_router(manager: JobsBackend, service: Service) -> APIRouter:
     )
     async def ask(job_id: str, body: FollowUpRequest) -> FollowUp:
         folder = await run_in_threadpool(run_folder, manager, job_id)
-        rounds = researcher(service) if body.research else None
+        rounds = researcher(service, manager.store.require(job_id).overrides) if body.research else None
         return await run_in_threadpool(ask_followup, folder, body.question, rounds)
 
     @router.get(
