@@ -218,11 +218,12 @@ def test_embedder_auto_falls_back_to_numpy_with_a_notice_when_llama_cannot_be_bu
     (blocked / "cache").mkdir(parents=True)
     (blocked / "cache" / "models").write_text("a file where the models folder should be", encoding="utf-8")
     notices: list[str] = []
-    embedder = embedder_for(settings_for(blocked, index_embeddings=True), notices.append)
+    own = {"index_embeddings": True, "embeddings_cache_dir": blocked / "cache"}  # not the session's
+    embedder = embedder_for(settings_for(blocked, **own), notices.append)
     assert isinstance(embedder, MiniLMEmbedder)
     assert len(notices) == 1 and "numpy" in notices[0] and "DEEPRESEARCH_HOME" in notices[0]
     with pytest.raises(ConfigurationError, match="DEEPRESEARCH_HOME"):
-        embedder_for(settings_for(blocked, index_embeddings=True, embedder="llama"))
+        embedder_for(settings_for(blocked, **own, embedder="llama"))
 
 
 # --- the corpus index is embedded once -----------------------------------------------------------
