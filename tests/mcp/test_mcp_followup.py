@@ -21,6 +21,9 @@ def test_ask_followup_answers_from_the_jobs_sources(http_server: LiveServer) -> 
             answer = dict(built.structured_content)
             assert answer["answer"] == "Mikuláš of Kadaň"
             assert f"\n{answer['source_number']}. [" in report.split("## References", 1)[1]
+            mars = {"job_id": job_id, "question": "How far away is Mars?", "research": False}
+            unanswered = dict((await client.call_tool("ask_followup", mars)).structured_content)
+            assert unanswered["answered"] is False and unanswered["researched"] is False
             missing = await client.call_tool("ask_followup", {"job_id": "nope", "question": "Who built it?"})
             assert missing.is_error
 

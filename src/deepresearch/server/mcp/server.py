@@ -162,15 +162,17 @@ def _tools(service: Service, manager: JobsBackend) -> list[Callable[..., Any]]:
         """Search the notes earlier research runs kept (one per task, one per report)."""
         return await anyio.to_thread.run_sync(_search_notes, service, query, max(1, min(limit, 20)))
 
-    async def ask_followup(job_id: str, question: str) -> FollowUp:
+    async def ask_followup(job_id: str, question: str, research: bool = True) -> FollowUp:
         """A follow-up question on a completed job's report, answered from that run's own sources
-        and cited with the report's numbers, or "The sources read do not answer: …"; kept with
-        the run."""
+        and cited with the report's numbers; when they do not answer (and ``research`` is true),
+        researched as a new round whose new sources are numbered after the report's; else "The
+        sources read do not answer: …". Kept with the run."""
         from deepresearch.followup import ask_followup as ask
-        from deepresearch.server.routes_followup import run_folder
+        from deepresearch.server.routes_followup import researcher, run_folder
 
         folder = await anyio.to_thread.run_sync(run_folder, manager, job_id)
-        return await anyio.to_thread.run_sync(ask, folder, question)
+        rounds = researcher(service, manager.store.require(job_id).overrides) if research else None
+        return await anyio.to_thread.run_sync(ask, folder, question, rounds)
 
     return [research, start_research, research_status, get_report, search_notes, ask_followup]
 
