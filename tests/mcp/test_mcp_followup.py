@@ -28,3 +28,17 @@ def test_ask_followup_answers_from_the_jobs_sources(http_server: LiveServer) -> 
             assert missing.is_error
 
     run(main)
+
+
+def test_research_tools_take_the_report_type_and_domains_never_to_read(http_server: LiveServer) -> None:
+    async def main() -> None:
+        async with http_client(http_server) as client:
+            asked = {"question": QUESTION, "max_rounds": 1}
+            wrong = await client.call_tool("start_research", {**asked, "report_type": "poem"})
+            assert wrong.is_error and "REPORT_TYPE" in text_of(wrong.content)
+            options = {"report_type": "resources", "exclude_domains": "example.net"}
+            started = await client.call_tool("start_research", {**asked, **options})
+            assert not started.is_error, started.content
+            await wait_completed(client, started.structured_content["job_id"])
+
+    run(main)

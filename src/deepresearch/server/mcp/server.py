@@ -122,22 +122,34 @@ def tool_error_text(exc: DeepResearchError, service: Service) -> str:
 
 def _tools(service: Service, manager: JobsBackend) -> list[Callable[..., Any]]:
     async def research(
-        question: str, ctx: Context, max_rounds: int | None = None, search_api: str | None = None
+        question: str,
+        ctx: Context,
+        max_rounds: int | None = None,
+        search_api: str | None = None,
+        report_type: str | None = None,
+        exclude_domains: str | None = None,
     ) -> ResearchAnswer:
         """Research QUESTION and return a cited report with the passage behind each source.
 
         Takes seconds to minutes; progress is reported as it goes. ``max_rounds`` lowers the
-        research rounds, ``search_api`` picks one of the search backends the server enables."""
-        settings = service.resolve(_overrides(max_rounds, search_api))
+        research rounds, ``search_api`` picks one of the search backends the server enables,
+        ``report_type`` is detailed, brief or resources, ``exclude_domains`` (comma-separated)
+        are never read."""
+        settings = service.resolve(_overrides(max_rounds, search_api, report_type, exclude_domains))
         topic = service.check_topic(question, settings)
         progress = _ProgressRelay(ctx)
         return answer_of(await progress.around(_run, service, topic, settings, progress.from_worker))
 
     async def start_research(
-        question: str, max_rounds: int | None = None, search_api: str | None = None
+        question: str,
+        max_rounds: int | None = None,
+        search_api: str | None = None,
+        report_type: str | None = None,
+        exclude_domains: str | None = None,
     ) -> JobState:
-        """Queue a research job and return its id at once; follow it with research_status."""
-        overrides = _overrides(max_rounds, search_api)
+        """Queue a research job and return its id at once; follow it with research_status (the
+        options as for ``research``)."""
+        overrides = _overrides(max_rounds, search_api, report_type, exclude_domains)
         topic = service.check_topic(question, service.resolve(overrides))
         job = await anyio.to_thread.run_sync(manager.submit, topic, overrides)
         return JobState(job_id=job.id, status=job.status)
@@ -289,8 +301,18 @@ def _run(service: Service, topic: str, settings: Any, on_event: Callable[[Event]
         )
 
 
-def _overrides(max_rounds: int | None, search_api: str | None) -> dict[str, Any]:
-    given = {"max_web_research_loops": max_rounds, "search_api": search_api}
+def _overrides(
+    max_rounds: int | None,
+    search_api: str | None,
+    report_type: str | None = None,
+    exclude_domains: str | None = None,
+) -> dict[str, Any]:
+    given = {
+        "max_web_research_loops": max_rounds,
+        "search_api": search_api,
+        "report_type": report_type,
+        "search_exclude_domains": exclude_domains,
+    }
     return {k: v for k, v in given.items() if v is not None}
 
 
