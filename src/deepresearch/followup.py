@@ -30,7 +30,7 @@ from pydantic import BaseModel, ValidationError
 
 from deepresearch.answers.ground import abstention_text, ground_answer
 from deepresearch.answers.learned import confidence_gate
-from deepresearch.citations import Source
+from deepresearch.citations import Source, link_destination
 from deepresearch.errors import ConfigurationError, DeepResearchError
 from deepresearch.result import NumberedSource
 from deepresearch.runs import RUN_FILE, RunFolder, RunStore
@@ -79,7 +79,9 @@ class FollowUp(BaseModel):
 
 
 def _reference(source: NumberedSource) -> str:
-    return f"{source.number}. [{markdown_literal(source.title or source.url)}]({source.url})"
+    return (
+        f"{source.number}. [{markdown_literal(source.title or source.url)}]({link_destination(source.url)})"
+    )
 
 
 def find_run(run: str, settings: Settings) -> RunFolder:
