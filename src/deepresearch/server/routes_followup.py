@@ -48,6 +48,8 @@ def researcher(service: Service, overrides: dict[str, Any]) -> Researcher:
     settings = service.resolve(overrides)
 
     def researched(question: str) -> list[Source]:
+        if len(question) > settings.max_question_chars:
+            return []  # a follow-up may be longer than a topic may be: it is answered without a round
         with service.gate.admitted():
             done = research(question, settings=settings, model=service.model, search=service.search)
         return list(done.sources)
