@@ -164,8 +164,9 @@ def answer_from(
     asked_at = datetime.now(timezone.utc).isoformat()
     read_as = resolve_references(question, subject)
     first = [s for s in sources if s.id in cited]
+    gate = confidence_gate(None)
     for pool in (first, sources) if first else (sources,):
-        grounded = ground_answer(read_as, pool, weights=confidence_gate(None))
+        grounded = ground_answer(read_as, pool, weights=gate)
         source = next((s for s in pool if s.id == grounded.source_id), None)
         if grounded.status in ANSWERED and source is not None:
             return FollowUp(

@@ -46,8 +46,6 @@ class ResearchContext:
     answer_weights: AnswerWeights | None = field(init=False)
     """How the answer line abstains: the fitted confidence at its shipped threshold, or at
     ANSWER_MIN_CONFIDENCE when that is set."""
-    _dense: list[Dense | None] = field(init=False, default_factory=list)
-    _dense_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         # LangGraph's own max_concurrency also counts its stream reader: at 1 it deadlocks.
@@ -72,11 +70,8 @@ class ResearchContext:
 
     @property
     def answer_dense(self) -> Dense | None:
-        """The answer step's sentence meaning (``ANSWER_EMBEDDINGS``), built on first use, once per run."""
-        with self._dense_lock:
-            if not self._dense:
-                self._dense.append(dense_for(self.settings))
-            return self._dense[0]
+        """The answer step's sentence meaning (``ANSWER_EMBEDDINGS``): one per process, built on first use."""
+        return dense_for(self.settings)
 
     @property
     def reader(self) -> Reader | None:
