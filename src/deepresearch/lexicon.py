@@ -57,9 +57,13 @@ _CONNECTOR = rf"(?:{'|'.join(sorted(CONNECTORS))})"
 CAPITALISED_WORD = r"[A-Z][\w'’.-]*"
 """A word that opens with a capital, inner apostrophes, full stops and hyphens kept ("O'Hara",
 "U.S.", "Jean-Paul"); one letter is enough (an initial)."""
-NAME = re.compile(rf"{CAPITALISED_WORD}(?:\s+(?:{_CONNECTOR}\s+)*(?:{CAPITALISED_WORD}|\d+\b(?![,.]\d)))*")
+_NICKNAME = rf"[\"“]{CAPITALISED_WORD}[\"”](?=\s+[A-Z])"
+NAME = re.compile(
+    rf"{CAPITALISED_WORD}(?:\s+(?:{_CONNECTOR}\s+)*(?:{CAPITALISED_WORD}|{_NICKNAME}|\d+\b(?![,.]\d)))*"
+)
 """A run of capitalised words joined by :data:`CONNECTORS`, with numbers that follow a name
-("Apollo 11", not the "3" of "3.5"): the candidate names of a sentence, before trimming."""
+("Apollo 11", not the "3" of "3.5") and a quoted nickname inside it ('Ann "Nan" Hale' is one
+name, not "Ann" and "Nan Hale"): the candidate names of a sentence, before trimming."""
 NAMES_JOINED_BY_AND = rf"(?:{CAPITALISED_WORD}\s+(?:(?:of|the|de|and|von|van|la|le)\s+)*)*[A-Z][\w'’.-]+"
 """The names a question asks about, as one run that "and" may join ("Ada and Ben Lowe"; the
 planner splits it) and fewer connectors than :data:`NAME` join; no numbers, and the last word has

@@ -6,7 +6,9 @@ Invented people and places; each case is a question a person types in their own 
 from __future__ import annotations
 
 from deepresearch.answers.evidence import rank_sentences, sentence_pool
+from deepresearch.answers.features import score_candidates
 from deepresearch.answers.question import frame_question
+from deepresearch.citations import Source
 
 from .sources import src
 
@@ -38,3 +40,27 @@ def test_woman_and_solo_find_female_pilot_and_alone() -> None:
     ranked = rank_sentences(frame.terms, sentence_pool([PILOT, PARTNER]), frame.names, frame.text)
     assert ranked[0].sentence.source_id == 1
     assert ranked[0].coverage > 0.6
+
+
+def _best_candidate(question: str, *sources: Source) -> str:
+    frame = frame_question(question)
+    ranked = rank_sentences(frame.terms, sentence_pool(list(sources)), frame.names, frame.text)
+    return score_candidates(frame, ranked[:8])[0][0]
+
+
+def test_the_person_beside_his_wife_answers_married_to() -> None:
+    """"wife" stands for "married" next to a candidate too, not only in the sentence's coverage:
+    the mechanic named nearer the asked name is not the spouse."""
+    crew = src(3, "Arvo Lind", "Arvo Lind flew with the mechanic Per Holm and with his wife, Ilse Marten.")
+    assert _best_candidate("Who was Arvo Lind married to?", crew) == "Ilse Marten"
+
+
+def test_the_asked_person_written_out_with_a_nickname_is_not_the_answer() -> None:
+    """'Karl Arvo "Vo" Lind' is the Arvo Lind the question names, written in full: not the
+    answer to whom he married."""
+    full = src(
+        4,
+        "Arvo Lind",
+        'Karl Arvo "Vo" Lind (1899–1961) was a Finnish aviator who set records with his wife, Ilse Marten.',
+    )
+    assert _best_candidate("Who was Arvo Lind married to?", full) == "Ilse Marten"

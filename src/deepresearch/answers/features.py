@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from deepresearch.answers.candidates import YEAR, candidates
+from deepresearch.answers.candidates import YEAR, candidates, names
 from deepresearch.answers.evidence import LIST_GLUE, Ranked, Sentence, list_runs
 from deepresearch.answers.feature_set import OPEN_KINDS
 from deepresearch.answers.gazetteer import country_or_state, in_class, wider_place
@@ -34,6 +34,7 @@ from deepresearch.lexicon import (
     opening,
 )
 from deepresearch.text import key_stems
+from deepresearch.wordsim import soft_terms
 
 PROXIMITY_WEIGHT = 0.6
 SUBJECT_PENALTY = 0.75
@@ -129,7 +130,7 @@ class Occurrence:
 def occurrences(frame: QuestionFrame, ranked: Sequence[Ranked]) -> list[Occurrence]:
     """Every candidate span of ``ranked`` (best sentence first) that is not question text."""
     question = set(frame.terms)
-    near = set(frame.focus) or question
+    near = with_stand_ins(set(frame.focus) or question, frame, ranked)
     bridges = [frozenset(key_stems(r.bridge)) for r in ranked[:3] if r.bridge]
     found: list[Occurrence] = []
     for rank, evidence in enumerate(ranked):
@@ -143,6 +144,19 @@ def occurrences(frame: QuestionFrame, ranked: Sequence[Ranked]) -> list[Occurren
     for o in found:
         o.features["agree"] = math.log(holding[o.text])
     return found
+
+
+def with_stand_ins(near: set[str], frame: QuestionFrame, ranked: Sequence[Ranked]) -> set[str]:
+    """The question's relation words and the sentences' words that stand for them in other words
+    (:mod:`deepresearch.wordsim`: "wife" for "married", "female" for "woman"), so that a candidate
+    beside "his wife" stands as near to "married to" as one beside "married" would. Names have no
+    stand-ins ("Britain" is not "England"), nor has the noun of the kind asked ("town" in "which
+    town": a word like it, "city", stands by every other place)."""
+    vocabulary = {t for r in ranked for t in r.sentence.all_terms}
+    soft = soft_terms([t for t in near if t not in frame.names | frame.describes], vocabulary)
+    if soft is None:
+        return near
+    return near | {s for t in near for s in soft.stand_ins(t, vocabulary)}
 
 
 ASKS_MEASURE = re.compile(
@@ -405,8 +419,17 @@ def _is_question_text(cand: str, terms: set[str], question: set[str], frame: Que
     if word and re.search(rf"\b{re.escape(cand.lower())}\w*", frame.text.lower()):
         return True
     if frame.kind == "person" and " " in cand:  # "Clara Penrose" for "the wife of Arthur Penrose"
-        return terms <= question
+        return terms <= question or any(name <= terms for name in _asked_names(frame.text))
     return not terms or len(terms & question) / len(terms) >= 0.5
+
+
+@functools.lru_cache(maxsize=256)
+def _asked_names(question: str) -> tuple[frozenset[str], ...]:
+    """The stems of each name of two words or more that the question writes ("Jim Mollison"): a
+    candidate holding all of one ('James Allan "Jim" Mollison') is that name written out in full,
+    the person asked about, not the answer."""
+    stems = (frozenset(key_stems(n)) for n in names(question))
+    return tuple(s for s in stems if len(s) >= 2)
 
 
 def shape_flags(cand: str, frame: QuestionFrame, sentence: Sentence) -> dict[str, bool]:
