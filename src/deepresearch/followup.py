@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from deepresearch.answers.dense import Dense
 from deepresearch.answers.ground import abstention_text, ground_answer
 from deepresearch.answers.learned import confidence_gate
 from deepresearch.citations import Source, link_destination
@@ -108,10 +109,13 @@ def run_sources(folder: RunFolder) -> list[NumberedSource]:
         raise DeepResearchError(f"run {folder.run_id}: sources.json cannot be read ({exc})") from exc
 
 
-def ask_followup(folder: RunFolder, question: str, researcher: Researcher | None = None) -> FollowUp:
+def ask_followup(
+    folder: RunFolder, question: str, researcher: Researcher | None = None, dense: Dense | None = None
+) -> FollowUp:
     """Answer ``question`` from the run's own sources, cite the report's number, research it as a
     new round when they do not answer and ``researcher`` is given, and append it to the run folder
-    (see the module docstring)."""
+    (see the module docstring). ``dense`` is the sentence meaning the report's answer line ranked
+    with (:func:`~deepresearch.answers.dense.dense_for`), so that a follow-up reads as it did."""
     question = " ".join(question.split())
     if not question:
         raise ConfigurationError("the follow-up question is empty: ask something about the report")
@@ -119,12 +123,12 @@ def ask_followup(folder: RunFolder, question: str, researcher: Researcher | None
         raise ConfigurationError(f"the follow-up question is longer than {MAX_FOLLOWUP_CHARS} characters")
     sources, record = run_sources(folder), run_record(folder)
     subject, cited = report_subject(record, sources), cited_ids(record)
-    followup = answer_from(sources, question, subject=subject, cited=cited)
+    followup = answer_from(sources, question, subject=subject, cited=cited, dense=dense)
     if not followup.answered and researcher is not None:
         added = numbered_after(sources, researcher(followup.read_as))
         if added:
             folder.write_json("sources.json", [s.model_dump() for s in [*sources, *added]])
-        followup = answer_from([*sources, *added], question, subject=subject, cited=cited)
+        followup = answer_from([*sources, *added], question, subject=subject, cited=cited, dense=dense)
         followup = followup.model_copy(update={"researched": True, "new_sources": added})
         _grow_report(folder, followup)
     folder.append_jsonl(FOLLOWUPS_JSONL, followup.model_dump())
@@ -157,7 +161,12 @@ def _grow_report(folder: RunFolder, followup: FollowUp) -> None:
 
 
 def answer_from(
-    sources: list[NumberedSource], question: str, *, subject: str = "", cited: AbstractSet[int] = frozenset()
+    sources: list[NumberedSource],
+    question: str,
+    *,
+    subject: str = "",
+    cited: AbstractSet[int] = frozenset(),
+    dense: Dense | None = None,
 ) -> FollowUp:
     """The grounded answer to ``question`` (``it`` read as ``subject``) from ``sources``: the
     report's cited ones first, then the rest; or the statement that they do not answer it."""
@@ -166,7 +175,7 @@ def answer_from(
     first = [s for s in sources if s.id in cited]
     gate = confidence_gate(None)
     for pool in (first, sources) if first else (sources,):
-        grounded = ground_answer(read_as, pool, weights=gate)
+        grounded = ground_answer(read_as, pool, weights=gate, dense=dense)
         source = next((s for s in pool if s.id == grounded.source_id), None)
         if grounded.status in ANSWERED and source is not None:
             return FollowUp(

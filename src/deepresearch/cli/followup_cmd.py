@@ -31,13 +31,15 @@ def followup_command(
     """Answer QUESTION from RUN's own sources, cited with the report's numbers, and keep it in the run
     folder (followups.md, followups.jsonl); when they do not answer, research it as a new round whose
     new sources are numbered after the report's (report.md grows), or with --no-research say so."""
+    from deepresearch.answers.dense import dense_for
     from deepresearch.followup import ask_followup, find_run
     from deepresearch.settings import Settings
 
     with friendly_errors():
         settings = Settings.load()
         folder = find_run(run, settings)
-        followup = ask_followup(folder, question, _researcher(settings) if research else None)
+        rounds = _researcher(settings) if research else None
+        followup = ask_followup(folder, question, rounds, dense_for(settings))
     if as_json:
         sys.stdout.write(json.dumps(followup.model_dump(), ensure_ascii=False) + "\n")
         return

@@ -10,6 +10,7 @@ from fastapi import APIRouter
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
+from deepresearch.answers.dense import dense_for
 from deepresearch.citations import Source
 from deepresearch.errors import ConflictError
 from deepresearch.followup import MAX_FOLLOWUP_CHARS, FollowUp, Researcher, ask_followup, followups
@@ -57,6 +58,14 @@ def researcher(service: Service, overrides: dict[str, Any]) -> Researcher:
     return researched
 
 
+def answer_followup(
+    service: Service, folder: RunFolder, question: str, rounds: Researcher | None
+) -> FollowUp:
+    """:func:`~deepresearch.followup.ask_followup` with the sentence meaning the server's reports
+    rank with (built once per process; blocking, so called in a worker thread)."""
+    return ask_followup(folder, question, rounds, dense_for(service.settings))
+
+
 def followup_router(manager: JobsBackend, service: Service) -> APIRouter:
     router = APIRouter(prefix="/tasks", tags=["jobs"])
 
@@ -69,7 +78,7 @@ def followup_router(manager: JobsBackend, service: Service) -> APIRouter:
     async def ask(job_id: str, body: FollowUpRequest) -> FollowUp:
         folder = await run_in_threadpool(run_folder, manager, job_id)
         rounds = researcher(service, manager.store.require(job_id).overrides) if body.research else None
-        return await run_in_threadpool(ask_followup, folder, body.question, rounds)
+        return await run_in_threadpool(answer_followup, service, folder, body.question, rounds)
 
     @router.get(
         "/{job_id}/followups",

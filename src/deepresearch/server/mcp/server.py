@@ -179,12 +179,11 @@ def _tools(service: Service, manager: JobsBackend) -> list[Callable[..., Any]]:
         and cited with the report's numbers; when they do not answer (and ``research`` is true),
         researched as a new round whose new sources are numbered after the report's; else "The
         sources read do not answer: …". Kept with the run."""
-        from deepresearch.followup import ask_followup as ask
-        from deepresearch.server.routes_followup import researcher, run_folder
+        from deepresearch.server.routes_followup import answer_followup, researcher, run_folder
 
         folder = await anyio.to_thread.run_sync(run_folder, manager, job_id)
         rounds = researcher(service, manager.store.require(job_id).overrides) if research else None
-        return await anyio.to_thread.run_sync(ask, folder, question, rounds)
+        return await anyio.to_thread.run_sync(answer_followup, service, folder, question, rounds)
 
     return [research, start_research, research_status, get_report, search_notes, ask_followup]
 
