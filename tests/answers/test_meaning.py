@@ -49,7 +49,7 @@ def _best_candidate(question: str, *sources: Source) -> str:
 
 
 def test_the_person_beside_his_wife_answers_married_to() -> None:
-    """"wife" stands for "married" next to a candidate too, not only in the sentence's coverage:
+    """ "wife" stands for "married" next to a candidate too, not only in the sentence's coverage:
     the mechanic named nearer the asked name is not the spouse."""
     crew = src(3, "Arvo Lind", "Arvo Lind flew with the mechanic Per Holm and with his wife, Ilse Marten.")
     assert _best_candidate("Who was Arvo Lind married to?", crew) == "Ilse Marten"

@@ -51,6 +51,8 @@ def test_kind_of_answer(question: str, kind: str) -> None:
         ("Which tree is taller, the Sequoia or the Juniper?", ("Sequoia", "Juniper")),
         ("Are Quillon and Tarrow both card games?", ("Quillon", "Tarrow")),
         ("Are Brenton and Halford situated in the same county ?", ("Brenton", "Halford")),
+        ("do Brenton and Halford lie in one and the same county", ("Brenton", "Halford")),
+        ("were Quillon and Tarrow each sold as card games", ("Quillon", "Tarrow")),
         (
             "Are both magazines, the Gardener's Friend and Tell Me More, Irish publications?",
             ("Gardener's Friend", "Tell Me More"),

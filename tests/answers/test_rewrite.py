@@ -56,6 +56,11 @@ MILL = [
             "Are Ines Moreno and Tomas Ruiz both painters?",
         ),
         ("Of the Lune and the Wyre, which river is longer?", "Which river is longer, the Lune or the Wyre?"),
+        ("The Lune or the Wyre - which one is longer?", "Which one is longer, The Lune or the Wyre?"),
+        (
+            "Ines Moreno or Tomas Ruiz: whose career was longer?",
+            "Whose career was longer, Ines Moreno or Tomas Ruiz?",
+        ),
     ],
 )
 def test_a_reworded_question_is_read_in_its_plain_form(reworded: str, plain: str) -> None:
@@ -121,3 +126,18 @@ def test_the_place_noun_asked_about_need_not_be_in_the_evidence() -> None:
     )
     got = ground_answer("Which Welsh town is known for making the Welsh harp clock?", [town])
     assert (got.status, got.text) == ("grounded", "Llanfor")
+
+
+def test_options_named_before_the_question_get_the_choice_answer() -> None:
+    older = [
+        src(5, "Harbor Daily", "Harbor Daily is a newspaper first published in 1871."),
+        src(6, "Valley Post", "Valley Post is a newspaper first published in 1922."),
+    ]
+    answers = {
+        ground_answer(q, older).text
+        for q in (
+            "Which newspaper was published first, Harbor Daily or Valley Post?",
+            "Harbor Daily or Valley Post - which one came out earlier?",
+        )
+    }
+    assert answers == {"Harbor Daily"}

@@ -54,7 +54,7 @@ _CHOICE = re.compile(
 )
 _BOTH = re.compile(
     rf"\b{_AUX}\s+(?:both\s+)?(?:the\s+\w+\s*,?\s*)?(.+?)\s+and\s+(.+?)\s+"
-    r"(?:both|members|situated|in the same|from the same|of the same|the same)\b",
+    r"(?:both|each|members|situated|(?:in |from |of )?(?:one and )?the same)\b",
     re.IGNORECASE,
 )
 _PAIR = re.compile(
@@ -116,7 +116,7 @@ def frame_question(question: str) -> QuestionFrame:
     focus = _focus(text) - names
     if _YESNO.match(text) and not _WH.search(text):
         both = _BOTH.search(text) or _BOTH_NOUN.search(text)
-        options = tuple(_clean(o) for o in both.groups()) if both else _named(text)
+        options = tuple(_named_part(_clean(o)) for o in both.groups()) if both else _named(text)
         return QuestionFrame(text, "yesno", options, noun, terms, names, focus)
     if choice:
         return QuestionFrame(text, "choice", choice, noun, terms, names, focus)
@@ -145,6 +145,15 @@ def _type_modifiers(text: str, noun: str | None) -> frozenset[str]:
         rf"\b(?i:which|what)\s+((?:[A-Z][\w.'’-]*\s+)+)(?:[a-z]+\s+)*?{re.escape(noun)}\b", text
     )
     return frozenset(key_stems(match.group(1))) if match else frozenset()
+
+
+def _named_part(option: str) -> str:
+    """An option without the verb the question put after its name: "Jingdezhen lie" in "do
+    Nantong and Jingdezhen lie in the same province" is "Jingdezhen" (a name, then only
+    lower-case words); an option that is not a name is kept whole."""
+    first = next(iter(names(option)), "")
+    rest = option[len(first) :].split() if first and option.startswith(first) else []
+    return first if rest and all(w.islower() for w in rest) else option
 
 
 def _named(text: str) -> tuple[str, ...]:

@@ -8,6 +8,7 @@ before the question is framed — the answer must not change because a question 
 - "Are both A and B C?" → "Are A and B both C?"
 - "Do A and B both work as C?" → "Are A and B both C?"
 - "Of A and B, which is older?" → "Which is older, A or B?"
+- "A or B - which came out first?" (or "A or B: whose …") → "Which came out first, A or B?"
 - "When the lake froze, who owned the mill?" → "Who owned the mill when the lake froze?"
 - "When the lake froze, the mill paid how much?" → "The mill paid how much when the lake froze?"
 
@@ -29,6 +30,10 @@ _BOTH_FIRST = re.compile(
 )
 _OF_TWO = re.compile(
     r"^(?:of|between)\s+(?P<a>[^,]+?)\s+and\s+(?P<b>[^,]+?),\s*(?P<ask>(?:which|who|what)\b[^,]+)$",
+    re.IGNORECASE,
+)
+_OPTIONS_FIRST = re.compile(
+    r"^(?P<a>[^,:;?–—]+?)\s+or\s+(?P<b>[^,:;?–—]+?)\s*(?:\s-|[–—:;,])\s*(?P<ask>(?:which|who|whose|what)\b.+)$",
     re.IGNORECASE,
 )
 _DO_BOTH_WORK_AS = re.compile(
@@ -71,6 +76,7 @@ def _do_both(match: re.Match[str]) -> str:
 
 
 _FORMS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]], ...] = (
+    (_OPTIONS_FIRST, lambda m: f"{_capital(m['ask'])}, {m['a']} or {m['b']}"),
     (_TRUE_THAT, lambda m: f"{m['verb'].capitalize()} {m['subject']} {m['rest']}"),
     (_BOTH_FIRST, _both_first),
     (_DO_BOTH_WORK_AS, _do_both),
