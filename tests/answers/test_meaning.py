@@ -64,3 +64,14 @@ def test_the_asked_person_written_out_with_a_nickname_is_not_the_answer() -> Non
         'Karl Arvo "Vo" Lind (1899–1961) was a Finnish aviator who set records with his wife, Ilse Marten.',
     )
     assert _best_candidate("Who was Arvo Lind married to?", full) == "Ilse Marten"
+
+
+def test_a_company_is_known_by_its_legal_suffix() -> None:
+    """ "Which company did she start?" over a passage that says "founded": the name ending in "Ltd."
+    is the company asked for, not the town named in the sentence before."""
+    founder = src(
+        5,
+        "Lena Ovik",
+        "Lena Ovik (born 1970) is a Norwegian engineer from Bergen, Norway. She founded Fjordline Ltd. in 2001.",
+    )
+    assert _best_candidate("Which company did Lena Ovik start?", founder) == "Fjordline Ltd"

@@ -53,8 +53,19 @@ def _key(name: str) -> str:
     return " ".join(name.lower().split())
 
 
+COMPANY_NOUNS = frozenset(["company", "firm", "business", "corporation", "manufacturer", "carmaker"])
+_COMPANY_SUFFIXES = frozenset(
+    ["inc", "ltd", "limited", "corporation", "corp", "company", "co", "plc", "gmbh", "ag", "llc", "sa"]
+)
+
+
 def in_class(noun: str | None, name: str) -> bool | None:
-    """Whether ``name`` belongs to the closed class ``noun`` names; None when it names none."""
+    """Whether ``name`` belongs to the closed class ``noun`` names; None when it names none. A
+    company is known by its legal suffix ("Airspeed Ltd", "DEM Inc."); a name without one may be a
+    company too, so that says nothing (None)."""
+    if noun in COMPANY_NOUNS:
+        last = name.split()[-1].lower().strip(".,") if name.split() else ""
+        return True if len(name.split()) > 1 and last in _COMPANY_SUFFIXES else None
     members = CLOSED_CLASSES.get(noun or "")
     if members is None:
         return None
