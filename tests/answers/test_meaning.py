@@ -72,6 +72,7 @@ def test_a_company_is_known_by_its_legal_suffix() -> None:
     founder = src(
         5,
         "Lena Ovik",
-        "Lena Ovik (born 1970) is a Norwegian engineer from Bergen, Norway. She founded Fjordline Ltd. in 2001.",
+        "Lena Ovik (born 1970) is a Norwegian engineer from Bergen, Norway. "
+        "She founded Fjordline Ltd. in 2001.",
     )
     assert _best_candidate("Which company did Lena Ovik start?", founder) == "Fjordline Ltd"

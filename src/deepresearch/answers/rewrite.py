@@ -8,7 +8,7 @@ before the question is framed — the answer must not change because a question 
 - "Are both A and B C?" → "Are A and B both C?"
 - "Do A and B both work as C?" → "Are A and B both C?"
 - "Of A and B, which is older?" → "Which is older, A or B?"
-- "A or B - which came out first?" (or "A or B: whose …") → "Which came out first, A or B?"
+- "A or B - which is older?" (or "A or B: whose …") → "Which is older, A or B?"
 - "When the lake froze, who owned the mill?" → "Who owned the mill when the lake froze?"
 - "When the lake froze, the mill paid how much?" → "The mill paid how much when the lake froze?"
 
