@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from deepresearch.answers.candidates import YEAR, candidates, names
-from deepresearch.answers.evidence import LIST_GLUE, Ranked, Sentence, list_runs
+from deepresearch.answers.evidence import LIST_GLUE, Ranked, Sentence, list_runs, meaning
 from deepresearch.answers.feature_set import OPEN_KINDS
 from deepresearch.answers.gazetteer import country_or_state, in_class, wider_place
 from deepresearch.answers.learned import Linear
@@ -34,7 +34,6 @@ from deepresearch.lexicon import (
     opening,
 )
 from deepresearch.text import key_stems
-from deepresearch.wordsim import soft_terms
 
 PROXIMITY_WEIGHT = 0.6
 SUBJECT_PENALTY = 0.75
@@ -152,10 +151,11 @@ def with_stand_ins(near: set[str], frame: QuestionFrame, ranked: Sequence[Ranked
     beside "his wife" stands as near to "married to" as one beside "married" would. Names have no
     stand-ins ("Britain" is not "England"), nor has the noun of the kind asked ("town" in "which
     town": a word like it, "city", stands by every other place)."""
-    vocabulary = {t for r in ranked for t in r.sentence.all_terms}
-    soft = soft_terms([t for t in near if t not in frame.names | frame.describes], vocabulary)
+    pool = [r.sentence for r in ranked]
+    soft = meaning(sorted(near), pool, frame.names | frame.describes)
     if soft is None:
         return near
+    vocabulary = {t for s in pool for t in s.all_terms}
     return near | {s for t in near for s in soft.stand_ins(t, vocabulary)}
 
 

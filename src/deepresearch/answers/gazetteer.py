@@ -64,8 +64,8 @@ def in_class(noun: str | None, name: str) -> bool | None:
     company is known by its legal suffix ("Airspeed Ltd", "DEM Inc."); a name without one may be a
     company too, so that says nothing (None)."""
     if noun in COMPANY_NOUNS:
-        last = name.split()[-1].lower().strip(".,") if name.split() else ""
-        return True if len(name.split()) > 1 and last in _COMPANY_SUFFIXES else None
+        words = name.split()
+        return True if len(words) > 1 and words[-1].lower().strip(".,") in _COMPANY_SUFFIXES else None
     members = CLOSED_CLASSES.get(noun or "")
     if members is None:
         return None
