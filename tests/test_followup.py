@@ -15,9 +15,17 @@ import pytest
 from deepresearch import research
 from deepresearch.citations import Source
 from deepresearch.errors import ConfigurationError, DeepResearchError
-from deepresearch.followup import answer_from, ask_followup, find_run, followups, resolve_references
+from deepresearch.followup import (
+    Referents,
+    answer_from,
+    ask_followup,
+    find_run,
+    followups,
+    report_person,
+    resolve_references,
+)
 from deepresearch.llm.testing import ScriptedModel
-from deepresearch.result import ResearchResult
+from deepresearch.result import NumberedSource, ResearchResult
 from deepresearch.runs import RunFolder
 from deepresearch.search.base import SearchHit
 from deepresearch.search.local import LocalSearch
@@ -82,11 +90,39 @@ def test_runs_are_found_by_id_or_folder_and_bad_input_is_explained(
 
 
 def test_pointers_are_read_as_the_subject_only_as_whole_words() -> None:
-    assert resolve_references("When did its tower fall, and who rebuilt it?", "Old Mill") == (
+    mill = Referents("Old Mill")
+    assert resolve_references("When did its tower fall, and who rebuilt it?", mill) == (
         "When did Old Mill's tower fall, and who rebuilt Old Mill?"
     )
-    assert resolve_references("Who wrote Italian poems?", "Old Mill") == "Who wrote Italian poems?"
+    assert resolve_references("Who wrote Italian poems?", mill) == "Who wrote Italian poems?"
     assert answer_from([], "Who built it?").answered is False
+
+
+def test_she_and_her_mean_the_person_the_report_answered() -> None:
+    record = {"question": "Who did Tomas Brandt marry?", "answer": "Lena Okafor", "answer_status": "grounded"}
+    refers = Referents("Tomas Brandt", report_person(record, []))
+    assert refers.person == "Lena Okafor"
+    assert resolve_references("When was she born?", refers) == "When was Lena Okafor born?"
+    assert resolve_references("Who was her father?", refers) == "Who was Lena Okafor's father?"
+    assert resolve_references("Who trained her in 1920?", refers) == "Who trained Lena Okafor in 1920?"
+    assert resolve_references("Where was it built?", refers) == "Where was Tomas Brandt built?"
+    unanswered = {**record, "answer_status": "abstained"}
+    assert report_person(unanswered, []) == ""
+
+
+def test_a_followup_on_she_is_answered_from_her_passage_not_a_namesake() -> None:
+    texts = {
+        "Tomas Brandt": "Tomas Brandt (1899-1960) was a glider pilot. In 1931 he married Lena Okafor.",
+        "Lena Okafor": "Lena Okafor (born 4 May 1905) was a navigator and rally driver.",
+        "Lena Marsh": "Lena Marsh was born in 1776 in a fishing village.",
+    }
+    sources = [
+        NumberedSource(id=i, number=i, url=f"doc://{i}", title=title, content=text)
+        for i, (title, text) in enumerate(texts.items(), 1)
+    ]
+    followup = answer_from(sources, "When was she born?", refers=Referents("Tomas Brandt", "Lena Okafor"))
+    assert followup.read_as == "When was Lena Okafor born?"
+    assert followup.answered and followup.answer == "4 May 1905" and followup.source_number == 2
 
 
 def test_the_cli_answers_a_followup(finished: tuple[ResearchResult, RunFolder], settings: Settings) -> None:

@@ -6,7 +6,8 @@ grounded (:func:`deepresearch.answers.ground.ground_answer`: a span of a sentenc
 or nothing), and cites that source by the report's own number — the sources the report cites are
 asked first, then the others the run read. A follow-up that points back at the report ("Who built
 it?") is read with the report's subject in place of ``it``/``its``/``they``/``them``: the title of
-the source that holds the report's answer (else of its first reference). When no sentence of those
+the source that holds the report's answer (else of its first reference); ``he``/``she``/``his``/``her``
+mean the person the report answered when it asked "who" (else that subject). When no sentence of those
 sources answers and a ``researcher`` is given (the CLI's default), the follow-up is researched as a
 new round: the sources it reads that the run had not are added after the run's own, numbered on
 from its last number (no old citation changes), ``sources.json`` keeps them, the answer is grounded
@@ -24,13 +25,14 @@ from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ValidationError
 
 from deepresearch.answers.dense import Dense
 from deepresearch.answers.ground import abstention_text, ground_answer
 from deepresearch.answers.learned import confidence_gate
+from deepresearch.answers.question import frame_question
 from deepresearch.citations import Source, link_destination
 from deepresearch.errors import ConfigurationError, DeepResearchError
 from deepresearch.result import NumberedSource
@@ -122,13 +124,14 @@ def ask_followup(
     if len(question) > MAX_FOLLOWUP_CHARS:
         raise ConfigurationError(f"the follow-up question is longer than {MAX_FOLLOWUP_CHARS} characters")
     sources, record = run_sources(folder), run_record(folder)
-    subject, cited = report_subject(record, sources), cited_ids(record)
-    followup = answer_from(sources, question, subject=subject, cited=cited, dense=dense)
+    refers = Referents(report_subject(record, sources), report_person(record, sources))
+    cited = cited_ids(record)
+    followup = answer_from(sources, question, refers=refers, cited=cited, dense=dense)
     if not followup.answered and researcher is not None:
         added = numbered_after(sources, researcher(followup.read_as))
         if added:
             folder.write_json("sources.json", [s.model_dump() for s in [*sources, *added]])
-        followup = answer_from([*sources, *added], question, subject=subject, cited=cited, dense=dense)
+        followup = answer_from([*sources, *added], question, refers=refers, cited=cited, dense=dense)
         followup = followup.model_copy(update={"researched": True, "new_sources": added})
         _grow_report(folder, followup)
     folder.append_jsonl(FOLLOWUPS_JSONL, followup.model_dump())
@@ -164,14 +167,14 @@ def answer_from(
     sources: list[NumberedSource],
     question: str,
     *,
-    subject: str = "",
+    refers: Referents | None = None,
     cited: AbstractSet[int] = frozenset(),
     dense: Dense | None = None,
 ) -> FollowUp:
-    """The grounded answer to ``question`` (``it`` read as ``subject``) from ``sources``: the
-    report's cited ones first, then the rest; or the statement that they do not answer it."""
+    """The grounded answer to ``question`` (its pointers read by ``refers``) from ``sources``:
+    the report's cited ones first, then the rest; or the statement that they do not answer it."""
     asked_at = datetime.now(timezone.utc).isoformat()
-    read_as = resolve_references(question, subject)
+    read_as = resolve_references(question, refers or Referents())
     first = [s for s in sources if s.id in cited]
     gate = confidence_gate(None)
     for pool in (first, sources) if first else (sources,):
@@ -198,17 +201,59 @@ def answer_from(
     )
 
 
-_POINTERS = re.compile(r"\b(its|it|they|them)\b", re.IGNORECASE)
+class Referents(NamedTuple):
+    """Who a follow-up's pointers mean: ``thing`` for it/its/they/them (the report's subject),
+    ``person`` for he/she/him/her/his (the person the report answered, else its subject)."""
+
+    thing: str = ""
+    person: str = ""
 
 
-def resolve_references(question: str, subject: str) -> str:
-    """``question`` with ``it``, ``its``, ``they`` and ``them`` read as ``subject`` (unchanged
-    without one)."""
-    if not subject:
-        return question
+_POINTERS = re.compile(r"\b(its|it|they|them|he|she|him|his|hers|her)\b(\s+\w+)?", re.IGNORECASE)
+_PERSONAL = frozenset({"he", "she", "him", "his", "hers", "her"})
+_POSSESSIVE = frozenset({"its", "his", "hers"})
+# After these, "her" is the person herself ("who married her in 1932"), not "her husband".
+_NOT_OWNED = frozenset(
+    [
+        "and",
+        "or",
+        "in",
+        "on",
+        "at",
+        "of",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "before",
+        "after",
+        "when",
+        "while",
+        "during",
+        "as",
+        "than",
+        "was",
+        "is",
+        "did",
+    ]
+)
+
+
+def resolve_references(question: str, refers: Referents) -> str:
+    """``question`` with it/its/they/them read as ``refers.thing`` and he/she/him/her/his as
+    ``refers.person`` (the thing when no person is known); a pointer with no referent stays."""
 
     def named(match: re.Match[str]) -> str:
-        return f"{subject}'s" if match.group(1).lower() == "its" else subject
+        word, after = match.group(1), match.group(2) or ""
+        lower = word.lower()
+        name = (refers.person or refers.thing) if lower in _PERSONAL else refers.thing
+        if not name:
+            return match.group(0)
+        owned = lower in _POSSESSIVE or (
+            lower == "her" and after.strip() != "" and after.strip().lower() not in _NOT_OWNED
+        )
+        return f"{name}'s{after}" if owned else f"{name}{after}"
 
     return _POINTERS.sub(named, question)
 
@@ -229,6 +274,19 @@ def report_subject(record: dict[str, Any], sources: list[NumberedSource]) -> str
     by_number = {s.number: s for s in sources}
     chosen = (by_number.get(number) if isinstance(number, int) else None) or by_number.get(1)
     return chosen.title if chosen is not None else ""
+
+
+def report_person(record: dict[str, Any], sources: list[NumberedSource]) -> str:
+    """The person the report answered ("Who was X married to?" → the spouse), else the report's
+    subject: who "she" or "his" most likely means in a follow-up."""
+    answer = record.get("answer")
+    if (
+        record.get("answer_status") == "grounded"
+        and isinstance(answer, str)
+        and frame_question(str(record.get("question", ""))).kind == "person"
+    ):
+        return answer
+    return report_subject(record, sources)
 
 
 def cited_ids(record: dict[str, Any]) -> set[int]:
