@@ -83,6 +83,12 @@ NAME_LEADING = _words(
 words that open a sentence before a name."""
 NAME_TRAILING = CONNECTORS | _words("and on upon in")
 """Words cut from the end of a capitalised run: a connector or a preposition that joined nothing."""
+POST_NOMINALS = _words(
+    """MBE OBE CBE KBE DBE GBE FRS FRSE FBA FRSA KC QC VC GC DSO DFC AFC MC PC MP MEP KG KT
+    GCB KCB CB CH OM PhD"""
+)
+"""Letters after a person's name for an honour, a degree or an office ("Jim Mollison MBE"): not
+part of the name, and all capitals, so they would make a person read as an acronym."""
 
 NOT_A_TYPE_NOUN = _words(
     "also now then is was are were does did do the a an has had have will would can could"

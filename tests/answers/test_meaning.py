@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from deepresearch.answers.evidence import rank_sentences, sentence_pool
 from deepresearch.answers.features import score_candidates
+from deepresearch.answers.ground import ground_answer
+from deepresearch.answers.learned import confidence_gate
 from deepresearch.answers.question import frame_question
 from deepresearch.citations import Source
 
@@ -76,3 +78,17 @@ def test_a_company_is_known_by_its_legal_suffix() -> None:
         "She founded Fjordline Ltd. in 2001.",
     )
     assert _best_candidate("Which company did Lena Ovik start?", founder) == "Fjordline Ltd"
+
+
+def test_the_passage_subject_is_the_spouse_when_the_asked_name_is_his_wife() -> None:
+    """ "Who was Ilse Marten married to?" over a passage about the husband that names her as "his
+    wife": the passage's subject is the answer (his honours are not part of his name), and the
+    shipped gate lets it through."""
+    husband = src(
+        6,
+        "Arvo Lind",
+        "Karl Arvo Lind OBE (1899–1961) was a Finnish aviator who, flying alone or with his wife, "
+        "Ilse Marten, set many distance records in the early days of long flights.",
+    )
+    answer = ground_answer("Who was Ilse Marten married to?", [husband], weights=confidence_gate(None))
+    assert answer.status == "grounded" and answer.text == "Karl Arvo Lind"

@@ -12,7 +12,15 @@ import re
 from collections.abc import Iterator
 
 from deepresearch.domain import AnswerKind
-from deepresearch.lexicon import CALENDAR_WORDS, CAPITALISED_WORD, MONTH, NAME, NAME_LEADING, NAME_TRAILING
+from deepresearch.lexicon import (
+    CALENDAR_WORDS,
+    CAPITALISED_WORD,
+    MONTH,
+    NAME,
+    NAME_LEADING,
+    NAME_TRAILING,
+    POST_NOMINALS,
+)
 
 YEAR = r"(?:1[0-9]{3}|20[0-9]{2})"
 DATE = re.compile(
@@ -67,7 +75,7 @@ def names(sentence: str) -> Iterator[str]:
         words = match.group(0).split()
         while words and words[0].lower().strip(".") in NAME_LEADING:
             words = words[1:]
-        while words and words[-1] in NAME_TRAILING:
+        while words and (words[-1] in NAME_TRAILING or words[-1].rstrip(".,;:") in POST_NOMINALS):
             words = words[:-1]
         name = re.sub(r"['’]s$", "", " ".join(words).rstrip(".,;:'’"))
         first = name.split()[0].lower() if name else ""

@@ -233,7 +233,12 @@ def _occurrence(
     pronoun = _PRONOUN.match(text)
     stands_as = pronoun.group(0) if pronoun and cand not in text else cand  # "She" stands for her
     described = frame.type_noun in ATTRIBUTE_NOUNS  # cut right after its cue: "plays as", "is a"
-    proximity = 1.0 if typed or described else _proximity(stands_as, text, near)
+    also = (
+        _pronoun_positions(text)
+        if flags["subject"] or same_name(terms, evidence.sentence.title_terms)
+        else []
+    )
+    proximity = 1.0 if typed or described else _proximity(stands_as, text, near, also)
     hand_set = (
         evidence.score / (1 + 0.1 * rank) * factor * (1 - PROXIMITY_WEIGHT + PROXIMITY_WEIGHT * proximity)
     )
@@ -387,19 +392,29 @@ def _after_question_words(cand: str, question: set[str]) -> str:
     return " ".join(words)
 
 
-def _proximity(cand: str, sentence: str, question: set[str]) -> float:
+def _proximity(cand: str, sentence: str, question: set[str], also: Sequence[int] = ()) -> float:
     """1 when the candidate stands next to a word of the question in its sentence, falling off
-    with distance: "written by Agnes Moreau" answers "written by who" better than "on BBC Two"."""
+    with distance: "written by Agnes Moreau" answers "written by who" better than "on BBC Two".
+    ``also``: more word positions that stand for the candidate (a pronoun for its passage's
+    subject: "his wife" stands by the man the passage is about)."""
     words = sentence.split()
     at = _position(cand, sentence)
-    if at is None:
+    spans = [range(at, at + len(cand.split()))] if at is not None else []
+    spans += [range(i, i + 1) for i in also]
+    inside = {i for span in spans for i in span}
+    hits = [i for i, w in enumerate(words) if i not in inside and set(key_stems(w)) & question]
+    if not hits or not spans:
         return 0.0
-    span = range(at, at + len(cand.split()))
-    hits = [i for i, w in enumerate(words) if i not in span and set(key_stems(w)) & question]
-    if not hits:
-        return 0.0
-    distance = min(min(abs(i - span.start), abs(i - span.stop + 1)) for i in hits)
+    distance = min(min(abs(i - s.start), abs(i - s.stop + 1)) for i in hits for s in spans)
     return 1.0 / (1.0 + distance / 3)
+
+
+_PRONOUN_ANYWHERE = re.compile(r"\b(?:he|she|his|her|him)\b", re.IGNORECASE)
+
+
+def _pronoun_positions(sentence: str) -> list[int]:
+    """Word positions of the personal pronouns of ``sentence``."""
+    return [len(sentence[: m.start()].split()) for m in _PRONOUN_ANYWHERE.finditer(sentence)]
 
 
 def _position(cand: str, sentence: str) -> int | None:
@@ -432,6 +447,13 @@ def _asked_names(question: str) -> tuple[frozenset[str], ...]:
     return tuple(s for s in stems if len(s) >= 2)
 
 
+def _names_beside(frame: QuestionFrame, sentence: Sentence) -> bool:
+    """The sentence names everything the question names, and its passage's title is none of
+    it: the title is then the other party of the relation asked ("X flew with his wife, Amy
+    Johnson" answers who Amy Johnson married), not the question's subject."""
+    return bool(frame.names) and frame.names <= sentence.terms and not frame.names & sentence.title_terms
+
+
 def shape_flags(cand: str, frame: QuestionFrame, sentence: Sentence) -> dict[str, bool]:
     """The candidate's form against the question, as named yes/no features (the fitted model
     weighs them; :data:`SHAPE_FACTORS` are the hand-set factors they replaced)."""
@@ -457,7 +479,8 @@ def shape_flags(cand: str, frame: QuestionFrame, sentence: Sentence) -> dict[str
         "subject": not defined
         and frame.kind != "entity"
         and cand in sentence.text
-        and same_name(set(key_stems(cand)), sentence.title_terms),
+        and same_name(set(key_stems(cand)), sentence.title_terms)
+        and not _names_beside(frame, sentence),
         "pronoun_subject": cand not in sentence.text,
         "nationality": cand.lower() in NATIONALITIES and not _ASKS_NATIONALITY.search(frame.text),
         "quoted": frame.kind == "person" and re.search(rf"[\"“]{re.escape(cand)}", sentence.text) is not None,
