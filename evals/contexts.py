@@ -10,6 +10,8 @@ should then be an abstention. Sets:
 
 - ``shared`` — ``../shared/eval`` (``--half`` picks the half; the test half is for reporting);
 - ``twowiki`` — ``evals/data/twowiki_*`` (its test half never fitted);
+- ``hard`` — ``evals/data/hard_*``: HotpotQA-train questions of level hard and MuSiQue-train
+  questions, none in the shared set (``evals/build_hard.py``; its test half never fitted);
 - ``reworded`` — ``evals/out/reworded.jsonl`` (``python evals/reworded.py write``), the shared
   dev questions in other words;
 - ``demo``, ``own_words`` — the demo corpus questions (``evals/data/demo_questions*.jsonl``),
@@ -62,9 +64,11 @@ def sets(half: str) -> dict[str, tuple[list[Row], list[Row]]]:
         return [r for r in rows if half == "all" or half_of(r.qid.partition("#")[0]) == half]
 
     twowiki = {"questions": DATA / "twowiki_questions.jsonl", "corpus_path": DATA / "twowiki_corpus.jsonl"}
+    hard = {"questions": DATA / "hard_questions.jsonl", "corpus_path": DATA / "hard_corpus.jsonl"}
     out = {
         "shared": (pick(context_rows()), pick(context_rows(drop_gold=True))),
         "twowiki": (pick(context_rows(**twowiki)), pick(context_rows(drop_gold=True, **twowiki))),
+        "hard": (pick(context_rows(**hard)), pick(context_rows(drop_gold=True, **hard))),
         "demo": (demo_rows(DATA / "demo_questions.jsonl"), []),
         "own_words": (demo_rows(DATA / "demo_questions_own_words.jsonl"), []),
     }

@@ -39,6 +39,21 @@ def test_twowiki_questions_load_and_their_gold_is_in_the_corpus() -> None:
     assert set(types) == {"compositional", "comparison", "inference", "bridge_comparison"}
 
 
+def test_hard_train_questions_load_and_none_is_a_shared_question() -> None:
+    questions = load_questions(DATA / "hard_questions.jsonl")
+    corpus = _corpus_ids(DATA / "hard_corpus.jsonl")
+    shared = Path(__file__).resolve().parents[3] / "shared" / "eval" / "questions.jsonl"
+    assert len(questions) == 164 and len({q.qid for q in questions}) == 164
+    assert all(q.answers and q.gold_doc_ids for q in questions)
+    assert all(d in corpus for q in questions for d in q.gold_doc_ids)
+    rows = _rows(DATA / "hard_questions.jsonl")
+    assert all(r["level"] == "hard" for r in rows if r["dataset"] == "hotpotqa")
+    assert Counter(str(r["dataset"]) for r in rows) == {"hotpotqa": 85, "musique": 79}
+    if shared.is_file():
+        known = {str(r["qid"]) for r in _rows(shared)} | {str(r["question"]) for r in _rows(shared)}
+        assert not known & ({str(r["qid"]) for r in rows} | {str(r["question"]) for r in rows})
+
+
 def test_rewordings_are_dev_half_rows_with_two_each() -> None:
     rows = _rows(DATA / "rewordings_dev.jsonl")
     earlier = {r["qid"] for r in _rows(DATA / "paraphrases.jsonl")}
