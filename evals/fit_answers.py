@@ -61,9 +61,8 @@ EVAL = Path(__file__).resolve().parents[2] / "shared" / "eval"
 WEIGHTS = Path(__file__).resolve().parents[1] / "src" / "deepresearch" / "data" / WEIGHTS_FILE
 CANDIDATE_FEATURES = (
     "log_score", "coverage", "rank", "top", "proximity", "typed", "bridge", "via", "names", "words",
-    "agree", "type_noun", "member", "non_member", "name_cue", "list", "unit", "life_date",
-    "year_number", "not_person", "defined", "subject", "nationality", "quoted", "acronym",
-    "acronym_asked", "place_cue",
+    "agree", "member", "non_member", "name_cue", "unit", "life_date", "year_number",
+    "not_person", "defined", "subject", "nationality", "acronym_asked", "place_cue",
 )  # fmt: skip
 CONFIDENCE_FEATURES = tuple(DECLARED)
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from deepresearch.answers.candidates import YEAR, candidates, names
-from deepresearch.answers.evidence import LIST_GLUE, Ranked, Sentence, list_runs, meaning
+from deepresearch.answers.evidence import Ranked, Sentence, list_runs, meaning
 from deepresearch.answers.feature_set import OPEN_KINDS
 from deepresearch.answers.gazetteer import country_or_state, in_class, wider_place
 from deepresearch.answers.learned import Linear
@@ -38,14 +38,12 @@ from deepresearch.text import key_stems
 PROXIMITY_WEIGHT = 0.6
 SUBJECT_PENALTY = 0.75
 SHAPE_PENALTY = 0.4
-TYPE_NOUN_BOOST = 1.3
 BRIDGE_PENALTY = 0.8
 ACRONYM_PENALTY = 0.7
 PLACE_CUE_BOOST = 1.3
 DEFINED_BOOST = 1.5
 CLASS_BOOST = 1.5
 UNIT_BOOST = 1.5
-LIST_BOOST = 1.5
 NAME_CUE_BOOST = 2.0
 LIFE_DATE_BOOST = 1.5
 AGENT_BOOST = 2.0
@@ -463,14 +461,10 @@ def shape_flags(cand: str, frame: QuestionFrame, sentence: Sentence) -> dict[str
     defined = _defines(cand, frame, sentence.text)
     cue = rf"\b(?:in|at|near|from)\s+(?:the\s+)?{re.escape(cand)}"
     return {
-        "type_noun": member is None
-        and frame.type_noun is not None
-        and bool(type_stems(frame.type_noun) & set(key_stems(cand))),
         "member": bool(member),
         "non_member": member is False or wider_place(frame.type_noun, cand),
         "name_cue": frame.type_noun in _NAME_NOUNS
         and re.search(rf"{_NAME_CUE}{re.escape(cand)}", sentence.text) is not None,
-        "list": frame.type_noun is not None and _plural(frame.type_noun) and bool(LIST_GLUE.search(cand)),
         "unit": frame.kind == "number" and _counts_what_is_asked(cand, frame, sentence.text),
         "life_date": frame.kind == "date" and _life_date(cand, frame.text, sentence.text),
         "year_number": _year_not_asked(cand, frame),
@@ -483,8 +477,6 @@ def shape_flags(cand: str, frame: QuestionFrame, sentence: Sentence) -> dict[str
         and not _names_beside(frame, sentence),
         "pronoun_subject": cand not in sentence.text,
         "nationality": cand.lower() in NATIONALITIES and not _ASKS_NATIONALITY.search(frame.text),
-        "quoted": frame.kind == "person" and re.search(rf"[\"“]{re.escape(cand)}", sentence.text) is not None,
-        "acronym": short_caps and not asks_acronym,
         "acronym_asked": short_caps and asks_acronym,
         "place_cue": frame.kind == "place" and re.search(cue, sentence.text) is not None,
         "agent": frame.kind == "person" and _agent_of_asked_verb(cand, frame, sentence.text),
@@ -511,11 +503,9 @@ def _agent_of_asked_verb(cand: str, frame: QuestionFrame, sentence: str) -> bool
 
 
 SHAPE_FACTORS = {
-    "type_noun": TYPE_NOUN_BOOST,
     "member": CLASS_BOOST,
     "non_member": SHAPE_PENALTY,
     "name_cue": NAME_CUE_BOOST,
-    "list": LIST_BOOST,
     "unit": UNIT_BOOST,
     "life_date": LIFE_DATE_BOOST,
     "year_number": SHAPE_PENALTY,
@@ -523,8 +513,6 @@ SHAPE_FACTORS = {
     "defined": DEFINED_BOOST,
     "subject": SUBJECT_PENALTY,
     "nationality": SHAPE_PENALTY,
-    "quoted": SHAPE_PENALTY,
-    "acronym": ACRONYM_PENALTY,
     "acronym_asked": 1 / ACRONYM_PENALTY,
     "place_cue": PLACE_CUE_BOOST,
     "agent": AGENT_BOOST,
