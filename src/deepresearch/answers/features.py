@@ -231,11 +231,10 @@ def _occurrence(
     pronoun = _PRONOUN.match(text)
     stands_as = pronoun.group(0) if pronoun and cand not in text else cand  # "She" stands for her
     described = frame.type_noun in ATTRIBUTE_NOUNS  # cut right after its cue: "plays as", "is a"
-    also = (
-        _pronoun_positions(text)
-        if flags["subject"] or same_name(terms, evidence.sentence.title_terms)
-        else []
-    )
+    # "his wife, Amy Johnson" stands by the man the passage is about when Amy Johnson is the one
+    # asked about; "his father, George Pack" does not make the passage's subject the father
+    beside = _names_beside(frame, evidence.sentence) and same_name(terms, evidence.sentence.title_terms)
+    also = _pronoun_positions(text) if beside else []
     proximity = 1.0 if typed or described else _proximity(stands_as, text, near, also)
     hand_set = (
         evidence.score / (1 + 0.1 * rank) * factor * (1 - PROXIMITY_WEIGHT + PROXIMITY_WEIGHT * proximity)
