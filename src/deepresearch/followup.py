@@ -35,6 +35,7 @@ from deepresearch.answers.learned import confidence_gate
 from deepresearch.answers.question import frame_question
 from deepresearch.citations import Source, link_destination
 from deepresearch.errors import ConfigurationError, DeepResearchError
+from deepresearch.lexicon import PERSONAL_PRONOUNS
 from deepresearch.result import NumberedSource
 from deepresearch.runs import RUN_FILE, RunFolder, RunStore
 from deepresearch.settings import Settings
@@ -209,8 +210,10 @@ class Referents(NamedTuple):
     person: str = ""
 
 
-_POINTERS = re.compile(r"\b(its|it|they|them|he|she|him|his|hers|her)\b(\s+\w+)?", re.IGNORECASE)
-_PERSONAL = frozenset({"he", "she", "him", "his", "hers", "her"})
+_POINTERS = re.compile(
+    rf"\b(its|it|they|them|{'|'.join(sorted(PERSONAL_PRONOUNS))})\b(\s+\w+)?",
+    re.IGNORECASE,
+)
 _POSSESSIVE = frozenset({"its", "his", "hers"})
 # After these, "her" is the person herself ("who married her in 1932"), not "her husband".
 _NOT_OWNED = frozenset(
@@ -247,7 +250,7 @@ def resolve_references(question: str, refers: Referents) -> str:
     def named(match: re.Match[str]) -> str:
         word, after = match.group(1), match.group(2) or ""
         lower = word.lower()
-        name = (refers.person or refers.thing) if lower in _PERSONAL else refers.thing
+        name = (refers.person or refers.thing) if lower in PERSONAL_PRONOUNS else refers.thing
         if not name:
             return match.group(0)
         owned = lower in _POSSESSIVE or (

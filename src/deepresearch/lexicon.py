@@ -176,6 +176,8 @@ DEMONYM_ENDINGS = ("ian", "ean", "ish", "ese")
 
 PERSON_PRONOUNS = ("She", "He")
 """Sentence-opening pronouns that stand for a person passage's subject."""
+PERSONAL_PRONOUNS = _words("he she him his her hers")
+"""A person's pronouns anywhere in a text, lower-case: who "his wife" or "when was she born" means."""
 SUBJECT_PRONOUNS = (*PERSON_PRONOUNS, "It")
 """Sentence-opening pronouns that stand for the passage's subject, a person's or a place's."""
 OPENING_PRONOUNS = (*SUBJECT_PRONOUNS, "They")

@@ -29,6 +29,7 @@ from deepresearch.lexicon import (
     CONNECTORS,
     NATIONALITIES,
     PERSON_PRONOUNS,
+    PERSONAL_PRONOUNS,
     PHRASE_END,
     SUBJECT_PRONOUNS,
     opening,
@@ -406,7 +407,7 @@ def _proximity(cand: str, sentence: str, question: set[str], also: Sequence[int]
     return 1.0 / (1.0 + distance / 3)
 
 
-_PRONOUN_ANYWHERE = re.compile(r"\b(?:he|she|his|her|him)\b", re.IGNORECASE)
+_PRONOUN_ANYWHERE = re.compile(rf"\b(?:{'|'.join(sorted(PERSONAL_PRONOUNS))})\b", re.IGNORECASE)
 
 
 def _pronoun_positions(sentence: str) -> list[int]:
