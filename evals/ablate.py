@@ -21,7 +21,7 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from contexts import sets as context_sets
+from contexts import labelled
 from fit_answers import Row, gate_from, grounded, outcomes, run_rows, summary
 
 import deepresearch.answers.evidence as evidence
@@ -83,10 +83,7 @@ def main() -> None:
     args = parser.parse_args()
     sets = {name: run_rows([Path(folder)]) for name, folder in (s.split("=", 1) for s in args.set)}
     if args.contexts:
-        for name, (rows, dropped) in context_sets("dev").items():
-            sets[f"{name}-ctx"] = rows
-            if dropped:
-                sets[f"{name}-nogold"] = dropped
+        sets.update(labelled("dev"))
     if not sets:
         parser.error("give --set NAME=RUNS_FOLDER or --contexts")
     rules = ["shipped", "soft=off", *(args.only.split(",") if args.only else RULES)]

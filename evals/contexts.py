@@ -78,6 +78,19 @@ def sets(half: str) -> dict[str, tuple[list[Row], list[Row]]]:
     return out
 
 
+def labelled(half: str, leave_out: Sequence[str] = ()) -> dict[str, list[Row]]:
+    """Every set of :func:`sets` but ``leave_out`` as labelled rows: ``NAME-ctx`` with the gold
+    (an answer is due) and ``NAME-nogold`` without it (an abstention is due)."""
+    out: dict[str, list[Row]] = {}
+    for name, (rows, dropped) in sets(half).items():
+        if name in leave_out:
+            continue
+        out[f"{name}-ctx"] = rows
+        if dropped:
+            out[f"{name}-nogold"] = dropped
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter

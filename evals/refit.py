@@ -25,7 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from contexts import sets
+from contexts import labelled
 from fit_answers import (
     WEIGHTS,
     Row,
@@ -53,16 +53,7 @@ def _contexts(half: str) -> dict[str, list[Row]]:
     agent run needed. The demo questions are fitted on; the own-words demo questions are only
     ever checked; the shared test half is never read here (it is looked at once per step, by
     ``deepresearch eval``)."""
-    out: dict[str, list[Row]] = {}
-    for name, (rows, dropped) in sets(half).items():
-        if half == "test" and name in ("shared", "reworded", "demo"):
-            continue
-        if half == "dev" and name == "own_words":
-            continue
-        out[f"{name}-ctx"] = rows
-        if dropped:
-            out[f"{name}-nogold"] = dropped
-    return out
+    return labelled(half, ("shared", "reworded", "demo") if half == "test" else ("own_words",))
 
 
 def _sets(specs: Sequence[str], half: str) -> dict[str, list[Row]]:
