@@ -7,7 +7,9 @@
 ``read`` shows the model code's evidence lines for each open question (``answers.reader.read``'s
 prompt: the first ``--top`` chains, bridge sentence first, titled) and caches the raw replies per
 question in ``--out`` (a rerun resumes). ``--set NAME=contexts`` reads a set of
-``evals/contexts.py`` over its own passages instead of run folders (no agent run). ``score``
+``evals/contexts.py`` over its own passages instead of run folders (no agent run);
+``NAME=contexts-nogold`` over them without the gold passages (cache its replies apart: the qids
+are the same). ``score``
 checks each reply as the product does
 (``answers.reader.check_span``: a span of a line shown, not the question's words) and prints, per
 set, answer_match / precision when answering / share answered for each policy:
@@ -56,10 +58,10 @@ def _lines(row: Row, top: int):  # type: ignore[no-untyped-def]
 def _rows(name: str, folder: str) -> list[Row]:
     """A set's rows: the run folders named, or with ``NAME=contexts`` the dev half of that set of
     ``evals/contexts.py`` over its own passages (``own_words=contexts``, ``twowiki=contexts``)."""
-    if folder == "contexts":
+    if folder in ("contexts", "contexts-nogold"):
         from contexts import sets
 
-        return sets("dev")[name][0]
+        return sets("dev")[name][folder == "contexts-nogold"]
     return run_rows([Path(folder)])
 
 
@@ -72,17 +74,43 @@ def read(args: argparse.Namespace, sets: dict[str, list[Row]]) -> None:
     for done, row in enumerate(rows, 1):
         frame, lines = _lines(row, args.top)
         shown = [line_text(s) for s, _ in lines]
-        text = ""
-        if lines:
-            text = model.complete(
-                messages(frame.text, shown), step="reader", schema=SCHEMA, max_tokens=MAX_TOKENS
-            ).text
-        cache[row.qid] = {"reply": text, "shown": shown}
+        text, tokens = ("", []) if not lines else _reply(model, messages(frame.text, shown))
+        cache[row.qid] = {"reply": text, "shown": shown, "tokens": tokens}
         path.write_text(json.dumps(cache))
         print(f"{done}/{len(rows)} {time.monotonic() - started:.0f}s", flush=True)
 
 
-def policies(row: Row, cached: dict[str, Any] | None, top: int, gate: Any) -> dict[str, str | None]:
+def _reply(model: EmbeddedModel, asked: list[Any]) -> tuple[str, list[tuple[str, float]]]:
+    """The model's JSON reply and each of its tokens with its log-probability (for a confidence
+    read from the model: the answer's tokens, see :func:`answer_logprob`)."""
+    request = {**model._request(asked, MAX_TOKENS), "logprobs": True}
+    request["response_format"] = {"type": "json_schema", "json_schema": {"name": "reader", "schema": SCHEMA}}
+    with model._lock:
+        response = model._call(request)
+    choice = response["choices"][0]
+    content = (choice.get("logprobs") or {}).get("content") or []
+    tokens = [(str(t.get("token", "")), float(t.get("logprob", 0.0))) for t in content]
+    return choice["message"].get("content") or "", tokens
+
+
+def answer_logprob(tokens: list[list[Any]], answer: str) -> tuple[float, float] | None:
+    """(sum, min) log-probability of the tokens that wrote the reply's answer value, or None."""
+    text = "".join(t for t, _ in tokens)
+    at = text.find('"answer"')
+    start = text.find(answer, at) if at >= 0 and answer else -1
+    if start < 0:
+        return None
+    end, pos, picked = start + len(answer), 0, []
+    for token, logprob in tokens:
+        if pos < end and pos + len(token) > start:
+            picked.append(logprob)
+        pos += len(token)
+    return (sum(picked), min(picked)) if picked else None
+
+
+def policies(
+    row: Row, cached: dict[str, Any] | None, top: int, gate: Any, floor: float = -1.0
+) -> dict[str, str | None]:
     """Each way of combining code's answer line and the reader's: the answer it states or None."""
     got = ground_answer(row.question, row.sources, weights=gate, dense=answer_dense())
     code = got.text if got.status != "abstained" else None
@@ -92,6 +120,7 @@ def policies(row: Row, cached: dict[str, Any] | None, top: int, gate: Any) -> di
         reading = check_span(frame, parse_reply(cached["reply"]), lines)
         reader = reading.text if reading else None
     agree = _same(code, reader)
+    sure = reader is not None and _sure(cached, reader, floor)
     loose = (
         ground_answer(row.question, row.sources, weights=replace(gate, threshold=0.0), dense=answer_dense())
         if gate
@@ -107,7 +136,16 @@ def policies(row: Row, cached: dict[str, Any] | None, top: int, gate: Any) -> di
         "reader_first": reader or code,
         "rescue_agree": code or (reader if _same(best, reader) else None),
         "rescue_listed": code or (reader if listed else None),
+        "reader_sure": reader if sure else None,
+        "rescue_sure": code or (reader if sure else None),
+        "sure_first": (reader if sure else None) or code,
     }
+
+
+def _sure(cached: dict[str, Any] | None, answer: str, floor: float) -> bool:
+    """The model wrote ``answer`` with every token at log-probability ``floor`` or more."""
+    got = answer_logprob(cached.get("tokens") or [], answer) if cached else None
+    return got is not None and got[1] >= floor
 
 
 def _same(a: str | None, b: str | None) -> bool:
@@ -120,7 +158,7 @@ def score(args: argparse.Namespace, sets: dict[str, list[Row]]) -> None:
     for name, rows in sets.items():
         table: dict[str, list[int]] = {}
         for row in rows:
-            for policy, answer in policies(row, cache.get(row.qid), args.top, gate).items():
+            for policy, answer in policies(row, cache.get(row.qid), args.top, gate, args.floor).items():
                 counts = table.setdefault(policy, [0, 0, 0])
                 counts[0] += 1
                 counts[1] += answer is not None
@@ -143,6 +181,9 @@ def main() -> None:
     scoring = commands.add_parser("score", help="check the cached replies and compare the policies")
     scoring.add_argument("cache_file")
     scoring.add_argument("--weights", type=Path, help="weights file to gate with (default: shipped)")
+    scoring.add_argument(
+        "--floor", type=float, default=-1.0, help="the *_sure policies' least token log-probability"
+    )
     for sub in (reading, scoring):
         sub.add_argument("--set", action="append", required=True, help="NAME=RUNS_FOLDER (repeatable)")
         sub.add_argument(

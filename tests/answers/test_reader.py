@@ -67,6 +67,24 @@ def test_no_answer_unless_the_reply_is_a_checked_span(reply: str) -> None:
     assert read(ScriptedModel({"reader": reply}), frame, ranked) is None
 
 
+def test_a_bare_year_is_no_answer_to_a_question_that_asks_for_a_firm() -> None:
+    frame, ranked = _ranked(QUESTION)
+    assert read(ScriptedModel({"reader": _reply("1931")}), frame, ranked) is None
+    frame, ranked = _ranked("In what year did Orla Fenn set up his firm?")
+    reading = read(ScriptedModel({"reader": _reply("1931")}), frame, ranked)
+    assert reading is not None and reading.text == "1931"
+
+
+@pytest.mark.parametrize(
+    ("said", "written"),
+    [("Kestrel Works", "Kestrel Works"), ("Kestrel Ltd", "Kestrel Works Ltd"), ("gliders maker", None)],
+)
+def test_an_answer_the_model_shortened_is_taken_in_the_lines_own_words(said: str, written: str | None) -> None:
+    frame, ranked = _ranked(QUESTION)
+    reading = read(ScriptedModel({"reader": _reply(said)}), frame, ranked)
+    assert (reading.text if reading else None) == written
+
+
 def test_the_reader_sees_the_lines_after_the_worked_examples_and_is_capped() -> None:
     model = ScriptedModel({"reader": _reply("none", [])})
     frame, ranked = _ranked(QUESTION)

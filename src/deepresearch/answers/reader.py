@@ -22,7 +22,7 @@ from deepresearch.answers.evidence import Ranked, Sentence
 from deepresearch.answers.question import QuestionFrame
 from deepresearch.errors import ModelError
 from deepresearch.llm.base import ChatModel, Message
-from deepresearch.text import key_stems
+from deepresearch.text import key_stems, stem
 
 TOP_LINES = 6
 MAX_TOKENS = 60
@@ -74,6 +74,8 @@ SCHEMA: dict[str, Any] = {
     "required": ["lines", "answer"],
 }
 _NONE = {"", "none", "unknown", "n a", "not stated"}
+_LETTER = re.compile(r"[^\W\d_]")
+_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
@@ -163,14 +165,21 @@ def check_span(
     named first, the last of them first) and is not made of the question's own words."""
     used, answer = reply
     answer = answer.rstrip(".,;: ")
-    if _norm(answer) in _NONE or _is_question_words(answer, frame):
+    if _norm(answer) in _NONE or _is_question_words(answer, frame) or not _kind_fits(answer, frame):
         return None
     named = [lines[n - 1] for n in reversed(used) if 0 < n <= len(lines)]
-    for sentence, ranked in [*named, *lines]:
-        span = _span_in(answer, sentence.text)
-        if span is not None:
-            return Reading(span, sentence, ranked)
+    for find in (_span_in, _near_span):
+        for sentence, ranked in [*named, *lines]:
+            span = find(answer, sentence.text)
+            if span is not None:
+                return Reading(span, sentence, ranked)
     return None
+
+
+def _kind_fits(answer: str, frame: QuestionFrame) -> bool:
+    """A bare number or year ("1846", "143") answers only a question that asks for a number or a
+    date: a small model copies the year of a line when it cannot find the person or thing asked."""
+    return frame.kind in ("number", "date") or _LETTER.search(answer) is not None
 
 
 def _span_in(answer: str, text: str) -> str | None:
@@ -178,6 +187,28 @@ def _span_in(answer: str, text: str) -> str | None:
     pattern = r"\s+".join(re.escape(w) for w in answer.split())
     match = re.search(rf"(?<!\w){pattern}(?!\w)", text, re.IGNORECASE)
     return match.group(0) if match else None
+
+
+def _near_span(answer: str, text: str) -> str | None:
+    """The line's own words for an answer the model shortened or inflected: every word of
+    ``answer`` in order, each the line's word or of its stem ("40 years" → "40-year"), at most
+    one line word between two of them ("Jon Aske" → "Jon Peder Aske"); None if there is none."""
+    wanted = [stem(w) for w in _WORD.findall(answer.lower())]
+    found = [(m, stem(m.group(0).lower())) for m in _WORD.finditer(text)]
+    if not wanted:
+        return None
+    for start, (first, word) in enumerate(found):
+        if word != wanted[0]:
+            continue
+        last, at = first, start
+        for need in wanted[1:]:
+            step = next((j for j in range(at + 1, min(at + 3, len(found))) if found[j][1] == need), None)
+            if step is None:
+                break
+            last, at = found[step][0], step
+        else:
+            return text[first.start() : last.end()]
+    return None
 
 
 def _is_question_words(answer: str, frame: QuestionFrame) -> bool:
