@@ -79,7 +79,7 @@ def test_a_bare_year_is_no_answer_to_a_question_that_asks_for_a_firm() -> None:
     ("said", "written"),
     [("Kestrel Works", "Kestrel Works"), ("Kestrel Ltd", "Kestrel Works Ltd"), ("gliders maker", None)],
 )
-def test_an_answer_the_model_shortened_is_taken_in_the_lines_own_words(said: str, written: str | None) -> None:
+def test_an_answer_the_model_shortened_is_taken_in_its_lines_words(said: str, written: str | None) -> None:
     frame, ranked = _ranked(QUESTION)
     reading = read(ScriptedModel({"reader": _reply(said)}), frame, ranked)
     assert (reading.text if reading else None) == written
