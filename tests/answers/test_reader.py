@@ -13,7 +13,8 @@ import pytest
 
 from deepresearch import research
 from deepresearch.answers.evidence import rank_sentences, sentence_pool
-from deepresearch.answers.ground import ground_answer
+from deepresearch.answers.ground import READER_MIN_CONFIDENCE, GroundedAnswer, ground_answer
+from deepresearch.answers.learned import confidence_gate
 from deepresearch.answers.question import frame_question
 from deepresearch.answers.reader import SHOTS, read
 from deepresearch.errors import ModelError
@@ -112,6 +113,39 @@ def test_where_code_abstains_the_checked_span_is_a_grounded_answer_of_the_reader
     assert answer.source_id == 1 and "set up Kestrel Works" in answer.sentence
 
 
+CHAIN = [
+    src(1, "Grey Harbour", "Grey Harbour is a 1928 novel by Orla Fenn, set in a fishing town."),
+    SOURCES[0],
+    SOURCES[1],
+]
+CHAIN_QUESTION = "Which company was started by the writer of Grey Harbour?"
+
+
+def _gated(reply: str) -> GroundedAnswer:
+    model = ScriptedModel({"reader": reply})
+    return ground_answer(
+        CHAIN_QUESTION, CHAIN, weights=confidence_gate(None), reader=lambda f, r: read(model, f, r)
+    )
+
+
+def test_with_the_fitted_gate_the_readers_pick_is_stated_when_codes_evidence_for_it_holds() -> None:
+    assert ground_answer(CHAIN_QUESTION, CHAIN, weights=confidence_gate(None)).status == "abstained"
+    answer = _gated(_reply("Kestrel Works Ltd.", [1, 2]))
+    assert (answer.status, answer.chosen_by, answer.text) == ("grounded", "reader", "Kestrel Works Ltd")
+    assert answer.confidence is not None and answer.confidence >= READER_MIN_CONFIDENCE
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        _reply("Cedar Hall", [3]),  # a candidate, but code's evidence does not tie it to the question
+        _reply("a maker of gliders", [2]),  # a span of a line, but none of code's candidates
+    ],
+)
+def test_with_the_fitted_gate_a_pick_codes_evidence_does_not_hold_leaves_the_abstention(reply: str) -> None:
+    assert _gated(reply).status == "abstained"
+
+
 def test_a_reader_that_fails_leaves_the_abstention() -> None:
     def broken(call: ModelCall) -> str:
         raise ModelError("the reader model is gone")
@@ -121,18 +155,32 @@ def test_a_reader_that_fails_leaves_the_abstention() -> None:
 
 
 def test_a_run_with_the_reader_on_states_its_checked_span_and_cites_its_source(settings: Settings) -> None:
+    found = [
+        CHAIN[0],
+        src(
+            2,
+            "Orla Fenn",
+            "Orla Fenn was a novelist who wrote Grey Harbour. " + SOURCES[0].content.split(". ", 1)[1],
+        ),
+        CHAIN[2],
+    ]  # one round reads what the question names: the novelist's passage names his novel
     hits = [
-        SearchHit(url=f"https://example.org/{s.id}", title=s.title, snippet=s.content or "") for s in SOURCES
+        SearchHit(url=f"https://example.org/{s.id}", title=s.title, snippet=s.content or "") for s in found
     ]
-    strict = settings.with_overrides(answer_min_confidence=0.99)  # code's answer line abstains
+    # Code's own answer line stays below 0.7; code's evidence gives the reader's pick 0.8.
+    strict = settings.with_overrides(answer_min_confidence=0.7)
     model = ScriptedModel({"reader": _reply("Kestrel Works Ltd.")})
     result = research(
-        QUESTION, settings=strict.with_overrides(answer_reader="on"), model=model,
+        CHAIN_QUESTION, settings=strict.with_overrides(answer_reader="on"), model=model,
         search=StaticSearch(default=hits), max_web_research_loops=1,
     )  # fmt: skip
     quiet = ScriptedModel({"reader": _reply("Kestrel Works Ltd.")})
     research(
-        QUESTION, settings=strict, model=quiet, search=StaticSearch(default=hits), max_web_research_loops=1
+        CHAIN_QUESTION,
+        settings=strict,
+        model=quiet,
+        search=StaticSearch(default=hits),
+        max_web_research_loops=1,
     )
     assert "reader" in model.steps() and "reader" not in quiet.steps()
     assert result.answer.startswith("Kestrel Works Ltd") and result.answer_status == "grounded"
