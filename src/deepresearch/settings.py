@@ -154,8 +154,10 @@ class Settings(BaseSettings):
     is in docs/BENCHMARKS.md."""
     answer_reader: Literal["auto", "on", "off"] = Field("auto", json_schema_extra=_RESEARCH)
     """Where code's answer line abstains, a model reads code's best lines and answers with a span of one,
-    which code checks: `auto` (on when `READER_MODEL` is set or, on the embedded provider, a bundled model
-    that measured as a reader is installed), `on` or `off`."""
+    which code states only when it is one of code's candidates and code's fitted confidence in it is at
+    least 0.5: `auto` (on when `READER_MODEL` is set or, on the embedded provider, a bundled model that
+    measured as a reader is installed: Qwen2.5-Coder-1.5B, which `scripts/install.sh` installs), `on` or
+    `off`."""
     answer_embeddings: Literal["auto", "on", "off"] = Field("auto", json_schema_extra=_RESEARCH)
     """Sentence meaning in the answer step: MiniLM cosines of the question with its best sentences reorder
     what the words found ("people could still pay until" finds "could be exchanged until"). `auto` (on

@@ -8,6 +8,8 @@ holds, or not JSON at all.
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
@@ -17,8 +19,10 @@ from deepresearch.answers.ground import READER_MIN_CONFIDENCE, GroundedAnswer, g
 from deepresearch.answers.learned import confidence_gate
 from deepresearch.answers.question import frame_question
 from deepresearch.answers.reader import SHOTS, read
-from deepresearch.errors import ModelError
+from deepresearch.errors import ModelError, ModelNotAvailableError
 from deepresearch.llm.base import ModelCall
+from deepresearch.llm.embedded import EmbeddedModel
+from deepresearch.llm.model_files import installed
 from deepresearch.llm.testing import FunctionModel, ScriptedModel
 from deepresearch.search.base import SearchHit
 from deepresearch.search.testing import StaticSearch
@@ -185,3 +189,16 @@ def test_a_run_with_the_reader_on_states_its_checked_span_and_cites_its_source(s
     assert "reader" in model.steps() and "reader" not in quiet.steps()
     assert result.answer.startswith("Kestrel Works Ltd") and result.answer_status == "grounded"
     assert result.answer_source_number is not None
+
+
+def test_the_installed_reader_reads_the_second_hop_and_code_states_it(model_cache: Path) -> None:
+    """The real reader (Qwen2.5-Coder-1.5B in llama.cpp) over the two-hop chain code abstains on."""
+    try:
+        model = EmbeddedModel.from_name("qwen1.5b", cache_dir=model_cache, n_ctx=4096)
+    except ModelNotAvailableError as exc:
+        if os.environ.get("DEEPRESEARCH_REQUIRE_EMBEDDED") == "1" and installed("qwen1.5b"):
+            raise
+        pytest.skip(str(exc))
+    weights = confidence_gate(None)
+    answer = ground_answer(CHAIN_QUESTION, CHAIN, weights=weights, reader=lambda f, r: read(model, f, r))
+    assert (answer.status, answer.chosen_by, answer.text) == ("grounded", "reader", "Kestrel Works Ltd")
