@@ -93,6 +93,7 @@ def stored_source(data: dict[str, Any]) -> Source:
 QUESTION_FILES = [
     EVAL / "questions.jsonl",
     Path(__file__).resolve().parent / "data" / "twowiki_questions.jsonl",
+    Path(__file__).resolve().parent / "data" / "hard_questions.jsonl",
     OUT / "reworded.jsonl",  # written by `python evals/reworded.py write`
 ]
 
@@ -100,7 +101,7 @@ QUESTION_FILES = [
 def rows_from_runs(folders: Sequence[Path]) -> list[dict[str, Any]]:
     """One row (qid, question, answers, stored sources) per run folder whose question is in one
     of the questions files the evals use (:data:`QUESTION_FILES`: the shared set, the 2Wiki dev
-    set, the rewordings), in folder order."""
+    set, the hard set, the rewordings), in folder order."""
     questions = {
         " ".join(q.question.split()): q
         for path in QUESTION_FILES
