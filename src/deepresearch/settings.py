@@ -154,7 +154,7 @@ class Settings(BaseSettings):
     is in docs/BENCHMARKS.md."""
     answer_reader: Literal["auto", "on", "off"] = Field("auto", json_schema_extra=_RESEARCH)
     """Where code's answer line abstains, a model reads code's best lines and answers with a span of one,
-    which code states only when it is one of code's candidates and code's fitted confidence in it is at
+    which code states only when it is one of code's candidates that code's confidence model scores at
     least 0.5: `auto` (on when `READER_MODEL` is set or, on the embedded provider, a bundled model that
     measured as a reader is installed: Qwen2.5-Coder-1.5B, which `scripts/install.sh` installs), `on` or
     `off`."""

@@ -42,7 +42,7 @@ Chooser = Callable[[QuestionFrame, Sequence[str], Sequence[Ranked]], str | None]
 Reader = Callable[[QuestionFrame, Sequence[Ranked]], Reading | None]
 TOP_SENTENCES = 8
 READER_MIN_CONFIDENCE = 0.5
-"""The fitted P(right) a reader's answer needs where code abstained (:func:`reading_confidence`),
+"""The score a reader's answer needs where code abstained (:func:`reading_confidence`),
 chosen on the dev halves' own passages with and without their gold (docs/BENCHMARKS.md); a
 stricter ``ANSWER_MIN_CONFIDENCE`` holds for the reader too."""
 MAX_CANDIDATES = 6
@@ -119,16 +119,22 @@ def ground_answer(
 def reading_confidence(
     frame: QuestionFrame, ranked: Sequence[Ranked], fitted: AnswerWeights, text: str
 ) -> float | None:
-    """The fitted P(right) of the reader's answer as if code had ranked it first among its
-    candidates (its own score, evidence and names; the margin over code's best), or None when it
-    is none of code's candidates: the reader's pick is then judged by the evidence code sees for
-    it, not by the model's word."""
+    """The confidence model's score of the reader's answer as if code had ranked it first among
+    its candidates (its own score, evidence and names; the margin over code's best), or None when
+    it is none of code's candidates: the reader's pick is judged by the evidence code sees for it,
+    not by the model's word.
+
+    Unlike code's own gate, the candidate's hand-set score goes in as it is, not as its log
+    (``hand_set=False``), so this is a score, not a calibrated P(right). Measured on the dev
+    halves' own passages (docs/BENCHMARKS.md): with the log the reader's picks almost never pass
+    (hard +0, 2Wiki +1 right at 0.5); as it is, hard 0.093 → 0.140 and 2Wiki 0.337 → 0.386 with
+    the no-gold abstentions kept."""
     scored = score_candidates(frame, ranked[: fitted.top_sentences], fitted.candidate)
     picked = next((c for c in scored if same_answer(c[0], text)), None)
     if picked is None:
         return None
     promoted = [picked, *(c for c in scored if c is not picked)]
-    return round(fitted.confidence.probability(confidence_features(frame, promoted)), 3)
+    return round(fitted.confidence.probability(confidence_features(frame, promoted, hand_set=False)), 3)
 
 
 def trusted_first(ranked: Sequence[Ranked], sources: Sequence[Source]) -> list[Ranked]:
