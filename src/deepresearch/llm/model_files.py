@@ -132,9 +132,10 @@ def installed(name: str) -> bool:
     return all(importlib.util.find_spec(package) is not None for package in model_info(name).packages)
 
 
-def default_reader() -> str | None:
-    """The installed bundled model that reads by default (the largest such), or None."""
-    readers = [m for m in EMBEDDED_MODELS.values() if m.reads and installed(m.name)]
+def default_reader(only_installed: bool = True) -> str | None:
+    """The bundled model that reads by default (the largest such; with ``only_installed``, the
+    largest installed one), or None."""
+    readers = [m for m in EMBEDDED_MODELS.values() if m.reads and (installed(m.name) or not only_installed)]
     return max(readers, key=lambda m: m.size).name if readers else None
 
 
@@ -274,10 +275,14 @@ def _stamp(info: ModelFile, path: Path, cache_dir: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m deepresearch.llm.model_files requirements NAME``: print the pins, one a line."""
+    """``python -m deepresearch.llm.model_files requirements NAME``: print the pins, one a line;
+    ``… reader``: the name of the model that reads by default (what ``scripts/install.sh`` installs)."""
     import sys
 
     args = sys.argv[1:] if argv is None else argv
+    if args == ["reader"]:
+        print(default_reader(only_installed=False) or "")
+        return 0
     if len(args) != 2 or args[0] != "requirements":
         print("usage: python -m deepresearch.llm.model_files requirements NAME", file=sys.stderr)
         return 2
