@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from answer_dev import answer_dense
-from fit_answers import Row, _open, _ranked, gate_from, run_rows
+import numpy as np
+from fit_answers import Row, _open, _ranked, auc, gate_from, run_rows
 
 from deepresearch.answers.ground import ground_answer
 from deepresearch.answers.reader import (
@@ -49,6 +50,7 @@ from deepresearch.answers.reader import (
     parse_reply,
 )
 from deepresearch.evaluation.scoring import answer_match
+from deepresearch.llm.base import Message
 from deepresearch.llm.embedded import EmbeddedModel
 
 
@@ -82,6 +84,54 @@ def read(args: argparse.Namespace, sets: dict[str, list[Row]]) -> None:
         print(f"{done}/{len(rows)} {time.monotonic() - started:.0f}s", flush=True)
 
 
+JUDGE_SYSTEM = "You check answers. Reply yes or no."
+
+
+def judge_text(question: str, answer: str, lines: list[str]) -> str:
+    """The judge's question: the answer's line after the bridge line it follows, the question and
+    the proposed answer."""
+    evidence = "\n".join(lines)
+    return (
+        f"Evidence:\n{evidence}\nQuestion: {question}\nProposed answer: {answer}\n"
+        "Does the evidence show that the proposed answer is the answer to the question? Reply yes or no."
+    )
+
+
+def _proposals(row: Row, cached: dict[str, Any], top: int, gate: Any) -> dict[str, list[str]]:
+    """The answers to judge and their evidence lines: the reader's checked span and code's best
+    candidate (its answer line with the gate at threshold 0)."""
+    frame, lines = _lines(row, top)
+    out: dict[str, list[str]] = {}
+    reading = check_span(frame, parse_reply(cached["reply"]), lines)
+    if reading is not None:
+        via = reading.evidence.via
+        out[reading.text] = [line_text(s) for s in ([via] if via is not None and via is not reading.sentence else [])]
+        out[reading.text].append(line_text(reading.sentence))
+    loose = ground_answer(row.question, row.sources, weights=replace(gate, threshold=0.0), dense=answer_dense())
+    if loose.status != "abstained" and loose.text not in out:
+        out[loose.text] = [t for t in (loose.via_sentence, loose.sentence) if t]
+    return out
+
+
+def judge(args: argparse.Namespace, sets: dict[str, list[Row]]) -> None:
+    """The model's P(yes) that each proposed answer (the reader's, code's best) is the answer,
+    cached beside the reply as ``judged``: {answer: P(yes)}."""
+    path = Path(args.cache_file)
+    cache: dict[str, Any] = json.loads(path.read_text())
+    model = EmbeddedModel.from_name(args.model, cache_dir=Path(args.cache), n_threads=2, n_threads_batch=2)
+    gate = gate_from(None)
+    rows = [r for rows in sets.values() for r in rows if r.qid in cache and _open(r.frame)]
+    started = time.monotonic()
+    for done, row in enumerate(rows, 1):
+        judged = cache[row.qid].setdefault("judged", {})
+        for answer, lines in _proposals(row, cache[row.qid], args.top, gate).items():
+            if answer not in judged:
+                ask = [Message("system", JUDGE_SYSTEM), Message("user", judge_text(row.question, answer, lines))]
+                judged[answer] = model.yes_probability(ask)
+        path.write_text(json.dumps(cache))
+        print(f"{done}/{len(rows)} {time.monotonic() - started:.0f}s", flush=True)
+
+
 def _reply(model: EmbeddedModel, asked: list[Any]) -> tuple[str, list[tuple[str, float]]]:
     """The model's JSON reply and each of its tokens with its log-probability (for a confidence
     read from the model: the answer's tokens, see :func:`answer_logprob`)."""
@@ -111,7 +161,7 @@ def answer_logprob(tokens: list[list[Any]], answer: str) -> tuple[float, float] 
 
 
 def policies(
-    row: Row, cached: dict[str, Any] | None, top: int, gate: Any, floor: float = -1.0
+    row: Row, cached: dict[str, Any] | None, top: int, gate: Any, floor: float = -1.0, judge_at: float = 0.5
 ) -> dict[str, str | None]:
     """Each way of combining code's answer line and the reader's: the answer it states or None."""
     got = ground_answer(row.question, row.sources, weights=gate, dense=answer_dense())
@@ -133,7 +183,18 @@ def policies(
     shipped = ground_answer(
         row.question, row.sources, weights=gate, dense=answer_dense(), reader=_cached_reader(cached, top)
     )
+    pick = max((a for a in (best, reader) if a), key=lambda a: _p_yes(cached, a), default=None)
+    shipped_text = shipped.text if shipped.status != "abstained" else None
+    judged: dict[str, str | None] = {}
+    for at in sorted({judge_at, 0.5, 0.7, 0.8, 0.9}):
+        ok = reader if reader is not None and _p_yes(cached, reader) >= at else None
+        judged[f"judged@{at}"] = code or ok
+        judged[f"gate_judged@{at}"] = shipped_text or ok
+        judged[f"judge_best@{at}"] = (
+            code if not _open(row.frame) else (pick if pick and _p_yes(cached, pick) >= at else None)
+        )
     return {
+        **judged,
         "shipped": shipped.text if shipped.status != "abstained" else None,
         "code": code,
         "reader": reader,
@@ -146,6 +207,10 @@ def policies(
         "rescue_sure": code or (reader if sure else None),
         "sure_first": (reader if sure else None) or code,
     }
+
+
+def _p_yes(cached: dict[str, Any] | None, answer: str | None) -> float:
+    return float(((cached or {}).get("judged") or {}).get(answer or "", -1.0))
 
 
 def _sure(cached: dict[str, Any] | None, answer: str, floor: float) -> bool:
@@ -171,16 +236,22 @@ def score(args: argparse.Namespace, sets: dict[str, list[Row]]) -> None:
     gate = gate_from(args.weights)
     for name, rows in sets.items():
         table: dict[str, list[int]] = {}
+        marks: list[tuple[float, bool]] = []
         for row in rows:
-            for policy, answer in policies(row, cache.get(row.qid), args.top, gate, args.floor).items():
+            for answer, p_yes in (cache.get(row.qid) or {}).get("judged", {}).items():
+                marks.append((p_yes, bool(answer_match(answer, row.answers))))
+            for policy, answer in policies(row, cache.get(row.qid), args.top, gate, args.floor, args.judge_at).items():
                 counts = table.setdefault(policy, [0, 0, 0])
                 counts[0] += 1
                 counts[1] += answer is not None
                 counts[2] += bool(answer and answer_match(answer, row.answers))
+        if marks and 0 < sum(m[1] for m in marks) < len(marks):
+            scores, labels = np.array([m[0] for m in marks]), np.array([m[1] for m in marks], dtype=float)
+            print(f"{name:12} judged answers {len(marks)}, right {int(labels.sum())}, AUC of P(yes) {auc(scores, labels):.3f}")
         for policy, (n, answered, right) in table.items():
             precision = right / answered if answered else 0.0
             print(
-                f"{name:12} {policy:13} n={n:3} answer_match={right / n:.3f} "
+                f"{name:12} {policy:19} n={n:3} answer_match={right / n:.3f} "
                 f"precision={precision:.3f} answered={answered / n:.3f}"
             )
 
@@ -198,14 +269,19 @@ def main() -> None:
     scoring.add_argument(
         "--floor", type=float, default=-1.0, help="the *_sure policies' least token log-probability"
     )
-    for sub in (reading, scoring):
+    scoring.add_argument("--judge-at", type=float, default=0.5, help="the judged policies' least P(yes)")
+    judging = commands.add_parser("judge", help="the model's P(yes) for each checked reader answer")
+    judging.add_argument("model")
+    judging.add_argument("cache_file")
+    judging.add_argument("--cache", default="/tmp/deepresearch-models", help="where split models are joined")
+    for sub in (reading, scoring, judging):
         sub.add_argument("--set", action="append", required=True, help="NAME=RUNS_FOLDER (repeatable)")
         sub.add_argument(
             "--top", type=int, default=TOP_LINES, help="code's chains shown (default %(default)s)"
         )
     args = parser.parse_args()
     sets = {name: _rows(name, folder) for name, folder in (s.split("=", 1) for s in args.set)}
-    read(args, sets) if args.command == "read" else score(args, sets)
+    {"read": read, "score": score, "judge": judge}[args.command](args, sets)
 
 
 if __name__ == "__main__":
