@@ -6,6 +6,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from deepresearch.evaluation.dataset import half_of, load_questions
 from deepresearch.index.loaders import demo_corpus_path, load_jsonl
 
@@ -64,15 +66,34 @@ def test_rewordings_are_dev_half_rows_with_two_each() -> None:
     assert all(len(r["paraphrases"]) == 2 for r in rows)  # type: ignore[arg-type]
 
 
-def test_demo_questions_in_own_words_point_at_the_demo_corpus() -> None:
-    rows = _rows(DATA / "demo_questions_own_words.jsonl")
+@pytest.mark.parametrize(
+    ("name", "kinds", "earlier"),
+    [
+        (
+            "demo_questions_own_words.jsonl",
+            {"one-hop": 10, "two-hop": 10, "yesno": 7, "unanswerable": 3},
+            ("demo_questions.jsonl",),
+        ),
+        (
+            "demo_questions_own_words_dev.jsonl",
+            {"one-hop": 10, "two-hop": 8, "yesno": 8, "unanswerable": 4},
+            ("demo_questions.jsonl", "demo_questions_own_words.jsonl"),
+        ),
+    ],
+)
+def test_demo_questions_in_own_words_point_at_the_demo_corpus(
+    name: str, kinds: dict[str, int], earlier: tuple[str, ...]
+) -> None:
+    rows = _rows(DATA / name)
     corpus = _corpus_ids(demo_corpus_path())
+    texts = {d["doc_id"]: d["text"] for d in _rows(demo_corpus_path())}
     assert len(rows) == 30 and len({r["id"] for r in rows}) == 30
-    kinds = Counter(str(r["kind"]) for r in rows)
-    assert kinds == {"one-hop": 10, "two-hop": 10, "yesno": 7, "unanswerable": 3}
+    assert Counter(str(r["kind"]) for r in rows) == kinds
     for row in rows:
         docs = list(row["doc_ids"])  # type: ignore[call-overload]
         assert all(d in corpus for d in docs)
         assert bool(docs) == bool(row["answers"]) == (row["kind"] != "unanswerable")
-    earlier = {r["question"] for r in _rows(DATA / "demo_questions.jsonl")}
-    assert not {r["question"] for r in rows} & earlier
+        if row["kind"] in ("one-hop", "two-hop"):  # the first gold answer is the passage's span
+            assert any(str(row["answers"][0]) in str(texts[d]) for d in docs)  # type: ignore[index]
+    known = {r["question"] for file in earlier for r in _rows(DATA / file)}
+    assert not {r["question"] for r in rows} & known
