@@ -14,6 +14,10 @@ should then be an abstention. Sets:
   questions, none in the shared set (``evals/build_hard.py``; its test half never fitted);
 - ``reworded`` — ``evals/out/reworded.jsonl`` (``python evals/reworded.py write``), the shared
   dev questions in other words;
+- ``onehop`` — the single hops of the hard set's MuSiQue questions (``decomposition``), each a
+  question of its own with the earlier hops' answers put in for ``#1``, ``#2`` (hops written as
+  ``entity >> relation`` left out), over the whole question's passages; without its gold, the
+  hop's own passage is dropped (:func:`onehop_rows`);
 - ``demo``, ``own_words`` — the demo corpus questions (``evals/data/demo_questions*.jsonl``),
   one-hop and two-hop only, over their gold passages.
 
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -57,6 +62,43 @@ def demo_rows(path: Path) -> list[Row]:
     return rows
 
 
+def onehop_rows(drop_gold: bool = False) -> list[Row]:
+    """One-hop questions a person wrote, with their gold passage and real distractors: MuSiQue's
+    decompositions in the hard set (its hops come from single-hop datasets), ``qid#hopK``. A dev
+    hop whose passage is a test-half question's gold is left out, so that tuning on these rows
+    does not tune on the hard test half."""
+    corpus = {d["doc_id"]: d for d in map(json.loads, (DATA / "hard_corpus.jsonl").open(encoding="utf-8"))}
+    questions = [json.loads(line) for line in (DATA / "hard_questions.jsonl").open(encoding="utf-8")]
+    tested = {d for q in questions if half_of(q["qid"]) == "test" for d in q["gold_doc_ids"]}
+    rows = []
+    for q in questions:
+        found: list[str] = []
+        for k, hop in enumerate(q.get("decomposition") or [], 1):
+            text = re.sub(
+                r"#(\d)",
+                lambda m: found[int(m.group(1)) - 1] if int(m.group(1)) <= len(found) else m.group(0),
+                hop["question"],
+            )
+            found.append(hop["answer"])
+            if ">>" in text or "#" in text or (half_of(q["qid"]) == "dev" and hop["doc_id"] in tested):
+                continue  # a triple, an unresolved hop, or a dev hop a test-half question also asks
+            docs = [
+                corpus[d]
+                for d in q["context_doc_ids"]
+                if d in corpus and not (drop_gold and d == hop["doc_id"])
+            ]
+            sources = [
+                Source(
+                    id=i, url=f"doc://{d['doc_id']}", title=d["title"], content=d["text"], doc_id=d["doc_id"]
+                )
+                for i, d in enumerate(docs, 1)
+            ]
+            last = k == len(q["decomposition"])
+            answers = list(dict.fromkeys([hop["answer"], *(q["answers"] if last else [])]))
+            rows.append(Row(f"{q['qid']}#hop{k}", half_of(q["qid"]), text, answers, sources, not drop_gold))
+    return rows
+
+
 def sets(half: str) -> dict[str, tuple[list[Row], list[Row]]]:
     """Each set's rows with and without their gold passages (none without for the demo sets)."""
 
@@ -69,6 +111,7 @@ def sets(half: str) -> dict[str, tuple[list[Row], list[Row]]]:
         "shared": (pick(context_rows()), pick(context_rows(drop_gold=True))),
         "twowiki": (pick(context_rows(**twowiki)), pick(context_rows(drop_gold=True, **twowiki))),
         "hard": (pick(context_rows(**hard)), pick(context_rows(drop_gold=True, **hard))),
+        "onehop": (pick(onehop_rows()), pick(onehop_rows(drop_gold=True))),
         "demo": (demo_rows(DATA / "demo_questions.jsonl"), []),
         "own_words": (demo_rows(DATA / "demo_questions_own_words.jsonl"), []),
     }
