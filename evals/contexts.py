@@ -30,14 +30,25 @@ an end-to-end ``deepresearch eval``.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from fit_answers import EVAL, Row, confidence_rows, context_rows, gate_from, grounded, outcomes, summary
+from fit_answers import (
+    EVAL,
+    Row,
+    confidence_rows,
+    context_rows,
+    doc_sources,
+    gate_from,
+    grounded,
+    load_corpus,
+    outcomes,
+    summary,
+)
 
-from deepresearch.citations import Source
 from deepresearch.evaluation.dataset import half_of
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -48,17 +59,13 @@ REWORDED = Path(__file__).resolve().parent / "out" / "reworded.jsonl"
 
 def demo_rows(path: Path) -> list[Row]:
     """The demo questions that ask for a span, each over its gold passages."""
-    corpus = {d["doc_id"]: d for d in map(json.loads, DEMO_CORPUS.open(encoding="utf-8"))}
+    corpus = load_corpus(DEMO_CORPUS)
     rows = []
     for q in map(json.loads, path.open(encoding="utf-8")):
         if q["kind"] not in ("one-hop", "two-hop"):
             continue
         docs = [corpus[d] for d in q["doc_ids"] if d in corpus]
-        sources = [
-            Source(id=i, url=f"doc://{d['doc_id']}", title=d["title"], content=d["text"], doc_id=d["doc_id"])
-            for i, d in enumerate(docs, 1)
-        ]
-        rows.append(Row(q["id"], "dev", q["question"], q["answers"], sources, True))
+        rows.append(Row(q["id"], "dev", q["question"], q["answers"], doc_sources(docs), True))
     return rows
 
 
@@ -67,7 +74,7 @@ def onehop_rows(drop_gold: bool = False) -> list[Row]:
     decompositions in the hard set (its hops come from single-hop datasets), ``qid#hopK``. A dev
     hop whose passage is a test-half question's gold is left out, so that tuning on these rows
     does not tune on the hard test half."""
-    corpus = {d["doc_id"]: d for d in map(json.loads, (DATA / "hard_corpus.jsonl").open(encoding="utf-8"))}
+    corpus = load_corpus(DATA / "hard_corpus.jsonl")
     questions = [json.loads(line) for line in (DATA / "hard_questions.jsonl").open(encoding="utf-8")]
     tested = {d for q in questions if half_of(q["qid"]) == "test" for d in q["gold_doc_ids"]}
     rows = []
@@ -87,20 +94,18 @@ def onehop_rows(drop_gold: bool = False) -> list[Row]:
                 for d in q["context_doc_ids"]
                 if d in corpus and not (drop_gold and d == hop["doc_id"])
             ]
-            sources = [
-                Source(
-                    id=i, url=f"doc://{d['doc_id']}", title=d["title"], content=d["text"], doc_id=d["doc_id"]
-                )
-                for i, d in enumerate(docs, 1)
-            ]
             last = k == len(q["decomposition"])
             answers = list(dict.fromkeys([hop["answer"], *(q["answers"] if last else [])]))
-            rows.append(Row(f"{q['qid']}#hop{k}", half_of(q["qid"]), text, answers, sources, not drop_gold))
+            rows.append(
+                Row(f"{q['qid']}#hop{k}", half_of(q["qid"]), text, answers, doc_sources(docs), not drop_gold)
+            )
     return rows
 
 
+@functools.cache
 def sets(half: str) -> dict[str, tuple[list[Row], list[Row]]]:
-    """Each set's rows with and without their gold passages (none without for the demo sets)."""
+    """Each set's rows with and without their gold passages (none without for the demo sets);
+    built once per half (a caller asking for several sets asks again)."""
 
     def pick(rows: Sequence[Row]) -> list[Row]:
         return [r for r in rows if half == "all" or half_of(r.qid.partition("#")[0]) == half]

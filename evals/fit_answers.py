@@ -42,6 +42,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from answer_dev import answer_dense, rows_from_runs, stored_source
@@ -81,26 +82,35 @@ class Row:
         return frame_question(self.question)
 
 
+def load_corpus(path: Path) -> dict[str, dict[str, Any]]:
+    """A corpus file's passages by ``doc_id``."""
+    with path.open(encoding="utf-8") as lines:
+        return {d["doc_id"]: d for d in map(json.loads, lines)}
+
+
+def doc_sources(docs: Sequence[dict[str, Any]]) -> list[Source]:
+    """Corpus passages as the sources of a row, numbered from 1 as a run numbers them."""
+    return [
+        Source(id=i, url=f"doc://{d['doc_id']}", title=d["title"], content=d["text"], doc_id=d["doc_id"])
+        for i, d in enumerate(docs, 1)
+    ]
+
+
 def context_rows(
     drop_gold: bool = False, questions: Path | None = None, corpus_path: Path | None = None
 ) -> list[Row]:
     """Each question with its own context passages as the sources (gold and distractors, the
     HotpotQA distractor setting): labelled rows that need no agent run. ``drop_gold`` leaves the
     gold passages out (the answer should then be an abstention)."""
-    corpus = {}
-    for line in (corpus_path or EVAL / "corpus.jsonl").open(encoding="utf-8"):
-        doc = json.loads(line)
-        corpus[doc["doc_id"]] = doc
+    corpus = load_corpus(corpus_path or EVAL / "corpus.jsonl")
     rows = []
     for line in (questions or EVAL / "questions.jsonl").open(encoding="utf-8"):
         q = json.loads(line)
         ids = q.get("context_doc_ids") or q["gold_doc_ids"]
         docs = [corpus[d] for d in ids if d in corpus and not (drop_gold and d in q["gold_doc_ids"])]
-        sources = [
-            Source(id=i, url=f"doc://{d['doc_id']}", title=d["title"], content=d["text"], doc_id=d["doc_id"])
-            for i, d in enumerate(docs, 1)
-        ]
-        rows.append(Row(q["qid"], half_of(q["qid"]), q["question"], q["answers"], sources, not drop_gold))
+        rows.append(
+            Row(q["qid"], half_of(q["qid"]), q["question"], q["answers"], doc_sources(docs), not drop_gold)
+        )
     return rows
 
 
