@@ -14,8 +14,10 @@ checks each reply as the product does
 (``answers.reader.check_span``: a span of a line shown, not the question's words) and prints, per
 set, answer_match / precision when answering / share answered for each policy:
 
-- ``shipped``: the product's answer step with this reader (code's answer line, or where it
-  abstains the reader's answer when code's fitted confidence in it clears the reader's floor);
+- ``shipped``: the product's answer step with this reader and its judge (code's answer line, or
+  where it abstains the reader's answer when code's fitted confidence in it clears the reader's
+  floor or, that failing, the judge's cached P(yes) is at least ``ground.JUDGE_MIN_YES``);
+- ``shipped_before``: the same without the judge (issue 34's fifth step);
 - ``code``: code's answer line (shipped gate) alone;
 - ``reader``: the reader's checked answer alone;
 - ``rescue``: code's answer, or where code abstains, the reader's;
@@ -45,12 +47,13 @@ from deepresearch.answers.reader import (
     TOP_LINES,
     check_span,
     evidence_lines,
+    judge_messages,
     line_text,
     messages,
     parse_reply,
+    reading_lines,
 )
 from deepresearch.evaluation.scoring import answer_match
-from deepresearch.llm.base import Message
 from deepresearch.llm.embedded import EmbeddedModel
 
 
@@ -74,6 +77,8 @@ def read(args: argparse.Namespace, sets: dict[str, list[Row]]) -> None:
     cache: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
     model = EmbeddedModel.from_name(args.model, cache_dir=Path(args.cache), n_threads=2, n_threads_batch=2)
     rows = [r for rows in sets.values() for r in rows if _open(r.frame) and r.qid not in cache]
+    if args.where_code_abstains:
+        rows = [r for r in rows if _code_abstains(r)]
     started = time.monotonic()
     for done, row in enumerate(rows, 1):
         frame, lines = _lines(row, args.top)
@@ -84,29 +89,25 @@ def read(args: argparse.Namespace, sets: dict[str, list[Row]]) -> None:
         print(f"{done}/{len(rows)} {time.monotonic() - started:.0f}s", flush=True)
 
 
-JUDGE_SYSTEM = "You check answers. Reply yes or no."
+def _code_abstains(row: Row) -> bool:
+    """Code's answer line (the shipped gate) abstains: the only rows where the product asks the
+    reader (``read --where-code-abstains`` reads no other; their ``reader`` policies then count
+    the rows code answers as the reader's abstentions)."""
+    return ground_answer(row.question, row.sources, weights=gate_from(None), dense=answer_dense()).status == "abstained"
 
 
-def judge_text(question: str, answer: str, lines: list[str]) -> str:
-    """The judge's question: the answer's line after the bridge line it follows, the question and
-    the proposed answer."""
-    evidence = "\n".join(lines)
-    return (
-        f"Evidence:\n{evidence}\nQuestion: {question}\nProposed answer: {answer}\n"
-        "Does the evidence show that the proposed answer is the answer to the question? Reply yes or no."
-    )
-
-
-def _proposals(row: Row, cached: dict[str, Any], top: int, gate: Any) -> dict[str, list[str]]:
+def _proposals(
+    row: Row, cached: dict[str, Any], top: int, gate: Any, reader_only: bool = False
+) -> dict[str, list[str]]:
     """The answers to judge and their evidence lines: the reader's checked span and code's best
     candidate (its answer line with the gate at threshold 0)."""
     frame, lines = _lines(row, top)
     out: dict[str, list[str]] = {}
     reading = check_span(frame, parse_reply(cached["reply"]), lines)
     if reading is not None:
-        via = reading.evidence.via
-        out[reading.text] = [line_text(s) for s in ([via] if via is not None and via is not reading.sentence else [])]
-        out[reading.text].append(line_text(reading.sentence))
+        out[reading.text] = reading_lines(reading)
+    if reader_only:
+        return out
     loose = ground_answer(row.question, row.sources, weights=replace(gate, threshold=0.0), dense=answer_dense())
     if loose.status != "abstained" and loose.text not in out:
         out[loose.text] = [t for t in (loose.via_sentence, loose.sentence) if t]
@@ -124,10 +125,9 @@ def judge(args: argparse.Namespace, sets: dict[str, list[Row]]) -> None:
     started = time.monotonic()
     for done, row in enumerate(rows, 1):
         judged = cache[row.qid].setdefault("judged", {})
-        for answer, lines in _proposals(row, cache[row.qid], args.top, gate).items():
+        for answer, lines in _proposals(row, cache[row.qid], args.top, gate, args.reader_only).items():
             if answer not in judged:
-                ask = [Message("system", JUDGE_SYSTEM), Message("user", judge_text(row.question, answer, lines))]
-                judged[answer] = model.yes_probability(ask)
+                judged[answer] = model.yes_probability(judge_messages(row.question, answer, lines))
         path.write_text(json.dumps(cache))
         print(f"{done}/{len(rows)} {time.monotonic() - started:.0f}s", flush=True)
 
@@ -180,22 +180,31 @@ def policies(
     )
     best = loose.text if loose.status != "abstained" else None
     listed = any(_same(c, reader) for c in loose.candidates[:6]) or _same(best, reader)
-    shipped = ground_answer(
+    before = ground_answer(
         row.question, row.sources, weights=gate, dense=answer_dense(), reader=_cached_reader(cached, top)
     )
+    before_text = before.text if before.status != "abstained" else None
+    shipped = ground_answer(
+        row.question,
+        row.sources,
+        weights=gate,
+        dense=answer_dense(),
+        reader=_cached_reader(cached, top),
+        judge=_cached_judge(cached),
+    )
     pick = max((a for a in (best, reader) if a), key=lambda a: _p_yes(cached, a), default=None)
-    shipped_text = shipped.text if shipped.status != "abstained" else None
     judged: dict[str, str | None] = {}
-    for at in sorted({judge_at, 0.5, 0.7, 0.8, 0.9}):
+    for at in sorted({judge_at, 0.5, 0.7, 0.8, 0.9, 0.95}):
         ok = reader if reader is not None and _p_yes(cached, reader) >= at else None
         judged[f"judged@{at}"] = code or ok
-        judged[f"gate_judged@{at}"] = shipped_text or ok
+        judged[f"gate_judged@{at}"] = before_text or ok
         judged[f"judge_best@{at}"] = (
             code if not _open(row.frame) else (pick if pick and _p_yes(cached, pick) >= at else None)
         )
     return {
         **judged,
         "shipped": shipped.text if shipped.status != "abstained" else None,
+        "shipped_before": before_text,
         "code": code,
         "reader": reader,
         "rescue": code or reader,
@@ -225,6 +234,13 @@ def _cached_reader(cached: dict[str, Any] | None, top: int) -> Any:
     if cached is None:
         return None
     return lambda frame, ranked: check_span(frame, parse_reply(cached["reply"]), evidence_lines(ranked, top))
+
+
+def _cached_judge(cached: dict[str, Any] | None) -> Any:
+    """A judge for :func:`ground_answer` that replays the cached P(yes) of a reading (``judge``'s
+    cache), or says nothing where none is cached."""
+    judged = (cached or {}).get("judged") or {}
+    return lambda frame, reading: judged.get(reading.text)
 
 
 def _same(a: str | None, b: str | None) -> bool:
@@ -263,6 +279,9 @@ def main() -> None:
     reading.add_argument("model", help="an embedded model name (qwen0.5b, qwen1.5b, smollm2)")
     reading.add_argument("--out", required=True)
     reading.add_argument("--cache", default="/tmp/deepresearch-models", help="where split models are joined")
+    reading.add_argument(
+        "--where-code-abstains", action="store_true", help="read only where code's answer line abstains"
+    )
     scoring = commands.add_parser("score", help="check the cached replies and compare the policies")
     scoring.add_argument("cache_file")
     scoring.add_argument("--weights", type=Path, help="weights file to gate with (default: shipped)")
@@ -274,6 +293,7 @@ def main() -> None:
     judging.add_argument("model")
     judging.add_argument("cache_file")
     judging.add_argument("--cache", default="/tmp/deepresearch-models", help="where split models are joined")
+    judging.add_argument("--reader-only", action="store_true", help="judge only the reader's span")
     for sub in (reading, scoring, judging):
         sub.add_argument("--set", action="append", required=True, help="NAME=RUNS_FOLDER (repeatable)")
         sub.add_argument(

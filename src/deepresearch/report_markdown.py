@@ -180,19 +180,32 @@ def _answer_block(answer: GroundedAnswer | None, sources: Sequence[Source], h: d
         return ""
     text = literal(answer.text)
     if answer.status == "abstained":
-        return f"**{h['answer']}:** {text}"
+        return f"**{h['answer']}:** {text}" + _turned_away(answer, sources, h)
     if answer.status == "unverified":
         return f"**{h['answer']}:** {text} *({h['unverified_mark']})*"
     line = f"**{h['answer']}:** {text} [{answer.source_id}]"
     if answer.status == "sentence" or not answer.sentence or answer.source_id is None:
         return line
-    said = literal(with_subject(answer.sentence, _title(sources, answer.source_id)))
-    quote = f"*{h['evidence_for']}:* “{said}” [{answer.source_id}]"
+    quote = f"*{h['evidence_for']}:* {_quoted(answer.sentence, answer.source_id, sources)}"
     bridge = _via(answer)
     if bridge is not None:
-        via = literal(with_subject(bridge[0], _title(sources, bridge[1])))
-        quote += f" — {h['via']} “{via}” [{bridge[1]}]"
+        quote += f" — {h['via']} {_quoted(bridge[0], bridge[1], sources)}"
     return f"{line}\n\n{quote}"
+
+
+def _turned_away(answer: GroundedAnswer, sources: Sequence[Source], h: dict[str, str]) -> str:
+    """The reader's span the gate turned away, marked unconfirmed, with the lines it stands on
+    (those the reader said it used, then the line it is a span of; two at most), each cited."""
+    reading = answer.turned_away
+    if reading is None:
+        return ""
+    lines = list(dict.fromkeys([*reading.used, reading.sentence]))[:2]
+    said = " ".join(_quoted(s.text, s.source_id, sources) for s in lines)
+    return f"\n\n*{h['unconfirmed']}:* {literal(reading.text)} — {said}"
+
+
+def _quoted(sentence: str, source_id: int, sources: Sequence[Source]) -> str:
+    return f"“{literal(with_subject(sentence, _title(sources, source_id)))}” [{source_id}]"
 
 
 MIN_PROSE_TERMS = 4

@@ -9,21 +9,23 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from deepresearch import research
 from deepresearch.answers.evidence import rank_sentences, sentence_pool
-from deepresearch.answers.ground import READER_MIN_CONFIDENCE, GroundedAnswer, ground_answer
+from deepresearch.answers.ground import JUDGE_MIN_YES, READER_MIN_CONFIDENCE, GroundedAnswer, ground_answer
 from deepresearch.answers.learned import confidence_gate
 from deepresearch.answers.question import frame_question
-from deepresearch.answers.reader import SHOTS, read
+from deepresearch.answers.reader import SHOTS, check_span, evidence_lines, judge, read
+from deepresearch.citations import Source
 from deepresearch.errors import ModelError, ModelNotAvailableError
 from deepresearch.llm.base import ModelCall
 from deepresearch.llm.embedded import EmbeddedModel
 from deepresearch.llm.model_files import installed
-from deepresearch.llm.testing import FunctionModel, ScriptedModel
+from deepresearch.llm.testing import FunctionModel, JudgingModel, ScriptedModel
 from deepresearch.search.base import SearchHit
 from deepresearch.search.testing import StaticSearch
 from deepresearch.settings import Settings
@@ -202,3 +204,115 @@ def test_the_installed_reader_reads_the_second_hop_and_code_states_it(model_cach
     weights = confidence_gate(None)
     answer = ground_answer(CHAIN_QUESTION, CHAIN, weights=weights, reader=lambda f, r: read(model, f, r))
     assert (answer.status, answer.chosen_by, answer.text) == ("grounded", "reader", "Kestrel Works Ltd")
+
+
+STARTED = [
+    src(
+        1,
+        "Fenwick Aero",
+        "Fenwick Aero Ltd. was a British aircraft maker. It was established in 1929 in Leeds by the engineer "
+        "and novelist Ilse Marrow, who sold her share in 1938.",
+    ),
+    src(2, "Ilse Marrow", "Ilse Marrow (1899–1960) was an English engineer and novelist."),
+    src(3, "Leeds Aero Club", "The Leeds Aero Club was a flying club founded in 1909."),
+]
+STARTED_QUESTION = "Which company did Ilse Marrow start?"
+
+
+def _judged(yes: float | None) -> GroundedAnswer:
+    model = ScriptedModel({"reader": _reply("Fenwick Aero Ltd.")})
+    return ground_answer(
+        STARTED_QUESTION,
+        STARTED,
+        weights=confidence_gate(None),
+        reader=lambda f, r: read(model, f, r),
+        judge=lambda f, reading: yes,
+    )
+
+
+def test_a_reading_codes_confidence_turns_away_is_stated_where_the_judge_is_sure() -> None:
+    """ "start" for "established": code's confidence turns the reader's right pick away (a one-hop
+    answer in a sentence naming the subject); the judge, reading the line, states it."""
+    assert _judged(None).status == "abstained"
+    answer = _judged(JUDGE_MIN_YES)
+    assert (answer.status, answer.chosen_by, answer.text) == ("grounded", "reader", "Fenwick Aero Ltd")
+    assert answer.judged == JUDGE_MIN_YES and answer.source_id == 1
+
+
+def test_a_judge_short_of_sure_leaves_the_abstention() -> None:
+    assert _judged(JUDGE_MIN_YES - 0.05).status == "abstained"
+
+
+def test_the_judge_is_shown_the_readings_line_titled_and_asked_the_question() -> None:
+    model = JudgingModel({"reader": _reply("Fenwick Aero Ltd.")}, yes=0.97)
+    frame, ranked = _ranked_over(STARTED_QUESTION, STARTED)
+    reading = read(model, frame, ranked)
+    assert reading is not None and judge(model, frame, reading) == 0.97
+    asked = model.judged[0][-1].content
+    assert "(Fenwick Aero) Fenwick Aero Ltd. was" in asked or "(Fenwick Aero) It was established" in asked
+    assert STARTED_QUESTION in asked and "Proposed answer: Fenwick Aero Ltd" in asked
+
+
+def _ranked_over(question: str, sources: list[Source]):  # type: ignore[no-untyped-def]
+    frame = frame_question(question)
+    return frame, rank_sentences(frame.terms, sentence_pool(sources), frame.names, frame.text)
+
+
+def _started_hits() -> list[SearchHit]:
+    return [
+        SearchHit(url=f"https://example.org/{s.id}", title=s.title, snippet=s.content or "") for s in STARTED
+    ]
+
+
+def test_a_run_states_the_judged_reading_and_a_strict_confidence_setting_turns_the_judge_off(
+    settings: Settings,
+) -> None:
+    model = JudgingModel({"reader": _reply("Fenwick Aero Ltd.")}, yes=0.99)
+    on = settings.with_overrides(answer_reader="on")
+    result = research(
+        STARTED_QUESTION, settings=on, model=model, search=StaticSearch(default=_started_hits()),
+        max_web_research_loops=1,
+    )  # fmt: skip
+    assert result.answer.startswith("Fenwick Aero Ltd") and result.answer_status == "grounded"
+    assert model.judged
+    strict = JudgingModel({"reader": _reply("Fenwick Aero Ltd.")}, yes=0.99)
+    held = research(
+        STARTED_QUESTION, settings=on.with_overrides(answer_min_confidence=0.6), model=strict,
+        search=StaticSearch(default=_started_hits()), max_web_research_loops=1,
+    )  # fmt: skip
+    assert held.answer_status == "abstained" and not strict.judged
+
+
+def test_the_installed_judge_says_yes_to_the_right_reading_more_than_to_a_wrong_one(
+    model_cache: Path,
+) -> None:
+    """The real 1.5B judge over the lines a reading stands on: "start" read as "established"
+    scores above a club that shares the page's words (the bar that states it is chosen on dev
+    data, docs/BENCHMARKS.md)."""
+    try:
+        model = EmbeddedModel.from_name("qwen1.5b", cache_dir=model_cache, n_ctx=4096)
+    except ModelNotAvailableError as exc:
+        if os.environ.get("DEEPRESEARCH_REQUIRE_EMBEDDED") == "1" and installed("qwen1.5b"):
+            raise
+        pytest.skip(str(exc))
+    frame, ranked = _ranked_over(STARTED_QUESTION, STARTED)
+    lines = evidence_lines(ranked)
+    right = check_span(frame, ([1, 2, 3], "Fenwick Aero Ltd."), lines)
+    wrong = check_span(frame, ([4], "Leeds Aero Club"), lines)
+    assert right is not None and wrong is not None
+    p_right, p_wrong = judge(model, frame, right), judge(model, frame, wrong)
+    assert p_right is not None and p_wrong is not None and p_right > 0.8 > p_wrong
+
+
+def test_an_abstention_hands_over_the_reading_it_turned_away_marked_unconfirmed(settings: Settings) -> None:
+    model = JudgingModel({"reader": _reply("Fenwick Aero Ltd.", [1])}, yes=0.5)
+    result = research(
+        STARTED_QUESTION, settings=settings.with_overrides(answer_reader="on"), model=model,
+        search=StaticSearch(default=_started_hits()), max_web_research_loops=1,
+    )  # fmt: skip
+    assert result.answer_status == "abstained" and model.judged
+    answer_block = result.report_markdown.split("\n## ", 1)[0]
+    assert "*Closest reading, not confirmed by the evidence checks:* Fenwick Aero Ltd — “" in answer_block
+    cited = {int(n) for n in re.findall(r"” \[(\d+)\]", answer_block)}
+    fenwick = next(s.id for s in result.sources if s.title == "Fenwick Aero")
+    assert fenwick in cited and cited <= {s.id for s in result.sources}

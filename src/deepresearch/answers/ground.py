@@ -40,11 +40,17 @@ from deepresearch.text import CITATION_LIKE, key_stems, language_of
 AnswerStatus = Literal["grounded", "sentence", "unverified", "abstained"]
 Chooser = Callable[[QuestionFrame, Sequence[str], Sequence[Ranked]], str | None]
 Reader = Callable[[QuestionFrame, Sequence[Ranked]], Reading | None]
+Judge = Callable[[QuestionFrame, Reading], float | None]
+"""A model's P("yes") that a reading answers the question, from the lines it stands on
+(:func:`~deepresearch.answers.reader.judge_messages`); None when it cannot say."""
 TOP_SENTENCES = 8
 READER_MIN_CONFIDENCE = 0.5
 """The score a reader's answer needs where code abstained (:func:`reading_confidence`),
 chosen on the dev halves' own passages with and without their gold (docs/BENCHMARKS.md); a
 stricter ``ANSWER_MIN_CONFIDENCE`` holds for the reader too."""
+JUDGE_MIN_YES = 0.95
+"""The judge's P("yes") that states a reading code's confidence turns away, chosen on the dev
+sets' own passages with and without their gold (docs/BENCHMARKS.md, issue 34's seventh step)."""
 MAX_CANDIDATES = 6
 COMPLETE = 0.999  # a sentence's share of the question's weighted terms that leaves none out
 _AUX_WORD = r"(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would|should)"
@@ -75,6 +81,11 @@ class GroundedAnswer:
     via_source_id: int | None = None
     via_sentence: str = ""
     confidence: float | None = None
+    judged: float | None = None
+    turned_away: Reading | None = None
+    """Where the answer line abstains, the reader's checked span that the gate turned away: the
+    report shows it as the closest reading, not confirmed, so an abstention still hands over
+    what the sources say."""
 
 
 def ground_answer(
@@ -85,14 +96,16 @@ def ground_answer(
     weights: AnswerWeights | None = None,
     reader: Reader | None = None,
     dense: Dense | None = None,
+    judge: Judge | None = None,
 ) -> GroundedAnswer:
     """The grounded answer to ``question`` from ``sources`` (see the module docstring).
     ``weights`` are a fitted scorer and abstention (:mod:`deepresearch.answers.learned`, e.g.
     :func:`~deepresearch.answers.learned.confidence_gate`, which abstains on the fitted P(right)
     instead of the support gate); None is the hand-set scoring and support gate alone. Where code
     abstains on a question that asks for a span, a ``reader`` (:mod:`deepresearch.answers.reader`)
-    may answer with a span of one of code's best lines. ``dense`` (:mod:`deepresearch.answers.dense`)
-    lets sentence meaning reorder the ranking."""
+    may answer with a span of one of code's best lines; code's confidence gates it, and where that
+    turns it away a ``judge`` that says "yes" with P at least :data:`JUDGE_MIN_YES` states it.
+    ``dense`` (:mod:`deepresearch.answers.dense`) lets sentence meaning reorder the ranking."""
     frame = frame_question(question)
     pool = sentence_pool(sources)
     ranked = rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes, dense=dense)
@@ -103,17 +116,20 @@ def ground_answer(
     reading = reader(frame, ranked)
     if reading is None:
         return answer
-    confidence = answer.confidence
+    confidence, judged = answer.confidence, None
     if weights is not None:
         confidence = reading_confidence(frame, ranked, weights, reading.text)
         if confidence is None or confidence < max(READER_MIN_CONFIDENCE, weights.threshold):
-            return answer
+            judged = judge(frame, reading) if judge is not None else None
+            if judged is None or judged < JUDGE_MIN_YES:
+                return replace(answer, turned_away=reading)
     evidence = (
         replace(reading.evidence, sentence=reading.sentence)
         if reading.sentence is not reading.evidence.sentence
         else reading.evidence
     )
-    return _answer(frame, reading.text, evidence, "grounded", (), "reader", confidence)
+    stated = _answer(frame, reading.text, evidence, "grounded", (), "reader", confidence)
+    return replace(stated, judged=None if judged is None else round(judged, 3))
 
 
 def reading_confidence(

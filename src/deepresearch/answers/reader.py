@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from deepresearch.answers.evidence import Ranked, Sentence
 from deepresearch.answers.question import QuestionFrame
@@ -73,18 +73,29 @@ SCHEMA: dict[str, Any] = {
     },
     "required": ["lines", "answer"],
 }
+JUDGE_SYSTEM = "You check answers. Reply yes or no."
 _NONE = {"", "none", "unknown", "n a", "not stated"}
 _LETTER = re.compile(r"[^\W\d_]")
 _WORD = re.compile(r"[^\W_]+")
 
 
+@runtime_checkable
+class YesNoModel(Protocol):
+    """A model that gives P("yes") of its first answer token (the in-process runtime does:
+    :meth:`~deepresearch.llm.embedded.EmbeddedModel.yes_probability`)."""
+
+    def yes_probability(self, messages: list[Message]) -> float: ...
+
+
 @dataclass(frozen=True)
 class Reading:
-    """The reader's answer, checked: ``text`` is a span of ``sentence`` (a line shown to it)."""
+    """The reader's answer, checked: ``text`` is a span of ``sentence`` (a line shown to it);
+    ``used`` are the lines the reader said it used, in its order."""
 
     text: str
     sentence: Sentence
     evidence: Ranked
+    used: tuple[Sentence, ...] = ()
 
 
 def evidence_lines(ranked: Sequence[Ranked], top: int = TOP_LINES) -> list[tuple[Sentence, Ranked]]:
@@ -141,6 +152,38 @@ def read(
     return check_span(frame, parse_reply(reply.text), lines)
 
 
+def judge_messages(question: str, answer: str, lines: Sequence[str]) -> list[Message]:
+    """The judge's question (:data:`JUDGE_SYSTEM`): the answer's line after the bridge line it
+    follows, the question and the proposed answer; its P("yes") is read from the first token."""
+    evidence = "\n".join(lines)
+    asked = (
+        f"Evidence:\n{evidence}\nQuestion: {question}\nProposed answer: {answer}\n"
+        "Does the evidence show that the proposed answer is the answer to the question? Reply yes or no."
+    )
+    return [Message("system", JUDGE_SYSTEM), Message("user", asked)]
+
+
+def judge(model: YesNoModel, frame: QuestionFrame, reading: Reading) -> float | None:
+    """The model's P("yes") that ``reading`` answers the question, shown only the lines it
+    stands on (:func:`reading_lines`); None when the model fails. Measured on one-hop dev
+    questions, this P separates right from wrong readings far better than code's confidence
+    (AUC 0.88, docs/BENCHMARKS.md); on multi-hop chains less well, hence a high bar."""
+    try:
+        return model.yes_probability(judge_messages(frame.text, reading.text, reading_lines(reading)))
+    except ModelError:  # a judge that fails leaves the abstention
+        return None
+
+
+def reading_lines(reading: Reading) -> list[str]:
+    """The lines a reading stands on, as the judge is shown them, each titled: the bridge line
+    (when the answer's line borrowed coverage from one), the lines the reader said it used, and
+    the answer's own line. A line that names the answer need not be the line that ties it to the
+    question ("X Ltd. was an aircraft maker." beside "It was established by Y.")."""
+    via = reading.evidence.via
+    bridge = (via,) if via is not None else ()
+    return [line_text(s) for s in dict.fromkeys([*bridge, *reading.used, reading.sentence])]
+
+
 def parse_reply(text: str) -> tuple[list[int], str]:
     """(line numbers, answer) from the model's JSON; ([], "") when it is not the shape asked."""
     try:
@@ -168,11 +211,12 @@ def check_span(
     if _norm(answer) in _NONE or _is_question_words(answer, frame) or not _kind_fits(answer, frame):
         return None
     named = [lines[n - 1] for n in reversed(used) if 0 < n <= len(lines)]
+    said = tuple(dict.fromkeys(s for s, _ in reversed(named)))
     for find in (_span_in, _near_span):
         for sentence, ranked in [*named, *lines]:
             span = find(answer, sentence.text)
             if span is not None:
-                return Reading(span, sentence, ranked)
+                return Reading(span, sentence, ranked, said)
     return None
 
 

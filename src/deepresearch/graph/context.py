@@ -8,13 +8,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from deepresearch.answers.dense import Dense, dense_for
-from deepresearch.answers.ground import Reader
+from deepresearch.answers.ground import Judge, Reader
 from deepresearch.answers.learned import AnswerWeights, confidence_gate
-from deepresearch.answers.reader import read
+from deepresearch.answers.reader import YesNoModel, judge, read
 from deepresearch.errors import ResearchCancelledError
 from deepresearch.llm.base import ChatModel
 from deepresearch.llm.factory import model_writes, reader_model
 from deepresearch.llm.metered import MeteredModel
+from deepresearch.llm.wrapper import ModelWrapper
 from deepresearch.search.base import SearchBackend
 from deepresearch.settings import Settings
 
@@ -82,6 +83,18 @@ class ResearchContext:
             return None
         model = self.model
         return lambda frame, ranked: read(model, frame, ranked)
+
+    @property
+    def answer_judge(self) -> Judge | None:
+        """The reader's model judging a reading that code's confidence turns away (its P("yes"),
+        read from the first token), where that model gives one (the in-process runtime) and
+        ``ANSWER_MIN_CONFIDENCE`` does not ask that code's confidence alone decide; else None."""
+        if self.reader is None or self.settings.answer_min_confidence is not None:
+            return None
+        leaf = self.model.leaf_for("reader") if isinstance(self.model, ModelWrapper) else self.model
+        if not isinstance(leaf, YesNoModel):
+            return None
+        return lambda frame, reading: judge(leaf, frame, reading)
 
     @property
     def model_chooses_role(self) -> bool:

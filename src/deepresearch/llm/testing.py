@@ -7,7 +7,8 @@ order, the last one repeats), or a function of the call. Steps you do not script
 built-in answer, so a test only scripts what it is about. Fail on purpose by scripting bad JSON,
 ``<think>`` blocks, empty text, or a function that raises :class:`deepresearch.errors.ModelError`.
 
-``FunctionModel`` hands every call to one function.
+``FunctionModel`` hands every call to one function. ``JudgingModel`` is a ``ScriptedModel`` that
+also gives P("yes") as the in-process runtime does, for the judge of the reader's answer.
 """
 
 from __future__ import annotations
@@ -19,10 +20,18 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from deepresearch.llm.base import ChatModelBase, Completion, ModelCall, Usage
+from deepresearch.llm.base import ChatModelBase, Completion, Message, ModelCall, Usage
 from deepresearch.text import key_terms
 
-__all__ = ["FunctionModel", "ModelCall", "Responder", "ScriptedModel", "default_answer", "distinct_plan"]
+__all__ = [
+    "FunctionModel",
+    "JudgingModel",
+    "ModelCall",
+    "Responder",
+    "ScriptedModel",
+    "default_answer",
+    "distinct_plan",
+]
 
 
 Responder = str | Callable[[ModelCall], str]
@@ -81,6 +90,28 @@ class ScriptedModel(FunctionModel):
         else:
             return default_answer(call)
         return responder(call) if callable(responder) else responder
+
+
+class JudgingModel(ScriptedModel):
+    """A :class:`ScriptedModel` that also answers P("yes") (``yes``: a number, or a function of the
+    messages), as :meth:`~deepresearch.llm.embedded.EmbeddedModel.yes_probability` does; the
+    messages it judged are kept in ``judged``."""
+
+    def __init__(
+        self,
+        script: Mapping[str, Responder | Sequence[Responder]] | None = None,
+        *,
+        yes: float | Callable[[list[Message]], float] = 1.0,
+        name: str = "judging",
+    ) -> None:
+        super().__init__(script, name=name)
+        self._yes = yes
+        self.judged: list[list[Message]] = []
+
+    def yes_probability(self, messages: list[Message]) -> float:
+        with self._lock:
+            self.judged.append(messages)
+        return self._yes(messages) if callable(self._yes) else self._yes
 
 
 def default_answer(call: ModelCall) -> str:

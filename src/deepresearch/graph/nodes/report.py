@@ -47,6 +47,7 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
             weights=ctx.answer_weights,
             reader=ctx.reader,
             dense=ctx.answer_dense,
+            judge=ctx.answer_judge,
         )
     notices = [*state.get("fallbacks", []), *fallbacks, *state.get("notices", [])]
     report = render_report(
