@@ -193,16 +193,22 @@ def test_a_run_with_the_reader_on_states_its_checked_span_and_cites_its_source(s
     assert result.answer_source_number is not None
 
 
-def test_the_installed_reader_reads_the_second_hop_and_code_states_it(model_cache: Path) -> None:
-    """The real reader (Qwen2.5-Coder-1.5B in llama.cpp) over the two-hop chain code abstains on."""
+@pytest.fixture
+def qwen(model_cache: Path) -> EmbeddedModel:
+    """The installed reader, Qwen2.5-Coder-1.5B in llama.cpp (skipped where it is not installed,
+    unless the embedded models are required)."""
     try:
-        model = EmbeddedModel.from_name("qwen1.5b", cache_dir=model_cache, n_ctx=4096)
+        return EmbeddedModel.from_name("qwen1.5b", cache_dir=model_cache, n_ctx=4096)
     except ModelNotAvailableError as exc:
         if os.environ.get("DEEPRESEARCH_REQUIRE_EMBEDDED") == "1" and installed("qwen1.5b"):
             raise
         pytest.skip(str(exc))
+
+
+def test_the_installed_reader_reads_the_second_hop_and_code_states_it(qwen: EmbeddedModel) -> None:
+    """The real reader (Qwen2.5-Coder-1.5B in llama.cpp) over the two-hop chain code abstains on."""
     weights = confidence_gate(None)
-    answer = ground_answer(CHAIN_QUESTION, CHAIN, weights=weights, reader=lambda f, r: read(model, f, r))
+    answer = ground_answer(CHAIN_QUESTION, CHAIN, weights=weights, reader=lambda f, r: read(qwen, f, r))
     assert (answer.status, answer.chosen_by, answer.text) == ("grounded", "reader", "Kestrel Works Ltd")
 
 
@@ -284,23 +290,17 @@ def test_a_run_states_the_judged_reading_and_a_strict_confidence_setting_turns_t
 
 
 def test_the_installed_judge_says_yes_to_the_right_reading_more_than_to_a_wrong_one(
-    model_cache: Path,
+    qwen: EmbeddedModel,
 ) -> None:
     """The real 1.5B judge over the lines a reading stands on: "start" read as "established"
     scores above a club that shares the page's words (the bar that states it is chosen on dev
     data, docs/BENCHMARKS.md)."""
-    try:
-        model = EmbeddedModel.from_name("qwen1.5b", cache_dir=model_cache, n_ctx=4096)
-    except ModelNotAvailableError as exc:
-        if os.environ.get("DEEPRESEARCH_REQUIRE_EMBEDDED") == "1" and installed("qwen1.5b"):
-            raise
-        pytest.skip(str(exc))
     frame, ranked = _ranked_over(STARTED_QUESTION, STARTED)
     lines = evidence_lines(ranked)
     right = check_span(frame, ([1, 2, 3], "Fenwick Aero Ltd."), lines)
     wrong = check_span(frame, ([4], "Leeds Aero Club"), lines)
     assert right is not None and wrong is not None
-    p_right, p_wrong = judge(model, frame, right), judge(model, frame, wrong)
+    p_right, p_wrong = judge(qwen, frame, right), judge(qwen, frame, wrong)
     assert p_right is not None and p_wrong is not None and p_right > 0.8 > p_wrong
 
 
