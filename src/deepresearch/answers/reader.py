@@ -153,8 +153,9 @@ def read(
 
 
 def judge_messages(question: str, answer: str, lines: Sequence[str]) -> list[Message]:
-    """The judge's question (:data:`JUDGE_SYSTEM`): the answer's line after the bridge line it
-    follows, the question and the proposed answer; its P("yes") is read from the first token."""
+    """The judge's question (:data:`JUDGE_SYSTEM`): the evidence ``lines`` (those a reading
+    stands on, :func:`reading_lines`), the question and the proposed answer; its P("yes") is
+    read from the first token."""
     evidence = "\n".join(lines)
     asked = (
         f"Evidence:\n{evidence}\nQuestion: {question}\nProposed answer: {answer}\n"
@@ -165,9 +166,9 @@ def judge_messages(question: str, answer: str, lines: Sequence[str]) -> list[Mes
 
 def judge(model: YesNoModel, frame: QuestionFrame, reading: Reading) -> float | None:
     """The model's P("yes") that ``reading`` answers the question, shown only the lines it
-    stands on (:func:`reading_lines`); None when the model fails. Measured on one-hop dev
-    questions, this P separates right from wrong readings far better than code's confidence
-    (AUC 0.88, docs/BENCHMARKS.md); on multi-hop chains less well, hence a high bar."""
+    stands on (:func:`reading_lines`); None when the model fails. Measured over the reader's
+    spans on one-hop dev questions this P separates right from wrong (AUC 0.83); on multi-hop
+    chains no better than chance (0.53-0.59, docs/BENCHMARKS.md), hence a high bar."""
     try:
         return model.yes_probability(judge_messages(frame.text, reading.text, reading_lines(reading)))
     except ModelError:  # a judge that fails leaves the abstention
