@@ -74,6 +74,39 @@ def test_no_answer_unless_the_reply_is_a_checked_span(reply: str) -> None:
     assert read(ScriptedModel({"reader": reply}), frame, ranked) is None
 
 
+BALLOONISTS = [
+    src(
+        1,
+        "Bram Holt (aeronaut)",
+        "Bram Holt was a Dutch aeronaut who crossed the Alps with his wife, Tessa Vale.",
+    ),
+    src(2, "Tessa Vale", "Tessa Vale (1899–1970) was a balloon pilot."),
+    src(3, "Alpine Club", "The club's gold medal went to Tessa Vale in 1925."),
+]
+
+
+def _read_over(sources: list[Source], question: str, reply: str) -> str | None:
+    frame, ranked = _ranked_over(question, sources)
+    reading = read(ScriptedModel({"reader": reply}), frame, ranked)
+    return None if reading is None else reading.text
+
+
+def test_the_questions_own_subject_from_a_line_about_another_page_answers_with_that_pages_title() -> None:
+    """ "Who was X married to?" over "(Y) Y … with his wife, X": a small model answers X; the line
+    relates X to its page's subject, so the answer is Y."""
+    lines = evidence_lines(_ranked_over("Who was Tessa Vale married to?", BALLOONISTS)[1])
+    bram = next(i for i, (s, _) in enumerate(lines, 1) if s.source_id == 1)
+    said = _reply("Tessa Vale", [bram])
+    assert _read_over(BALLOONISTS, "Who was Tessa Vale married to?", said) == "Bram Holt"
+
+
+def test_the_questions_own_subject_is_no_answer_from_its_own_page_or_for_a_date() -> None:
+    lines = evidence_lines(_ranked_over("Who was Tessa Vale married to?", BALLOONISTS)[1])
+    own = next(i for i, (s, _) in enumerate(lines, 1) if s.source_id == 2)
+    assert _read_over(BALLOONISTS, "Who was Tessa Vale married to?", _reply("Tessa Vale", [own])) is None
+    assert _read_over(BALLOONISTS, "When did Tessa Vale marry?", _reply("Tessa Vale", [1, 2, 3])) is None
+
+
 def test_a_bare_year_is_no_answer_to_a_question_that_asks_for_a_firm() -> None:
     frame, ranked = _ranked(QUESTION)
     assert read(ScriptedModel({"reader": _reply("1931")}), frame, ranked) is None

@@ -89,7 +89,8 @@ class YesNoModel(Protocol):
 
 @dataclass(frozen=True)
 class Reading:
-    """The reader's answer, checked: ``text`` is a span of ``sentence`` (a line shown to it);
+    """The reader's answer, checked: ``text`` is a span of ``sentence`` (a line shown to it), or
+    that line's page title where the reader gave the question's own subject (:func:`other_end`);
     ``used`` are the lines the reader said it used, in its order."""
 
     text: str
@@ -209,15 +210,37 @@ def check_span(
     named first, the last of them first) and is not made of the question's own words."""
     used, answer = reply
     answer = answer.rstrip(".,;: ")
-    if _norm(answer) in _NONE or _is_question_words(answer, frame) or not _kind_fits(answer, frame):
-        return None
     named = [lines[n - 1] for n in reversed(used) if 0 < n <= len(lines)]
     said = tuple(dict.fromkeys(s for s, _ in reversed(named)))
+    if _is_question_words(answer, frame):
+        return other_end(frame, answer, named, said)
+    if _norm(answer) in _NONE or not _kind_fits(answer, frame):
+        return None
     for find in (_span_in, _near_span):
         for sentence, ranked in [*named, *lines]:
             span = find(answer, sentence.text)
             if span is not None:
                 return Reading(span, sentence, ranked, said)
+    return None
+
+
+def other_end(
+    frame: QuestionFrame, subject: str, named: Sequence[tuple[Sentence, Ranked]], said: tuple[Sentence, ...]
+) -> Reading | None:
+    """The reader answered with the question's own subject ("Who was X married to?" → X) from a
+    line about someone else that names X ("(Y) Y … with his wife, X"): the relation that line
+    states runs from its page's subject to X, so the answer is the other end, the page's title
+    (its disambiguation in parentheses dropped). The lines the reader named are tried, the last
+    first; None when none is titled other than the question's words and names ``subject``, or
+    the question asks for a date or a number (a page title is neither)."""
+    if frame.kind not in ("person", "place", "entity") or not subject:
+        return None
+    for sentence, ranked in named:
+        title = re.sub(r"\s*\(.*?\)\s*$", "", sentence.title).strip()
+        if not title or _is_question_words(title, frame):
+            continue
+        if _span_in(subject, sentence.text) is not None or _near_span(subject, sentence.text) is not None:
+            return Reading(title, sentence, ranked, said)
     return None
 
 
