@@ -105,6 +105,8 @@ def test_the_questions_own_subject_is_no_answer_from_its_own_page_or_for_a_date(
     own = next(i for i, (s, _) in enumerate(lines, 1) if s.source_id == 2)
     assert _read_over(BALLOONISTS, "Who was Tessa Vale married to?", _reply("Tessa Vale", [own])) is None
     assert _read_over(BALLOONISTS, "When did Tessa Vale marry?", _reply("Tessa Vale", [1, 2, 3])) is None
+    club = next(i for i, (s, _) in enumerate(lines, 1) if s.source_id == 3)
+    assert _read_over(BALLOONISTS, "Who was Tessa Vale married to?", _reply("Tessa Vale", [club])) is None
 
 
 def test_a_bare_year_is_no_answer_to_a_question_that_asks_for_a_firm() -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from deepresearch.answers.evidence import Ranked, Sentence
+from deepresearch.answers.features import named_non_person
 from deepresearch.answers.question import QuestionFrame
 from deepresearch.errors import ModelError
 from deepresearch.llm.base import ChatModel, Message
@@ -231,13 +232,18 @@ def other_end(
     line about someone else that names X ("(Y) Y … with his wife, X"): the relation that line
     states runs from its page's subject to X, so the answer is the other end, the page's title
     (its disambiguation in parentheses dropped). The lines the reader named are tried, the last
-    first; None when none is titled other than the question's words and names ``subject``, or
-    the question asks for a date or a number (a page title is neither)."""
+    first; None when none is titled other than the question's words (and, for "who", other than
+    an organisation or a place) and names ``subject``, or the question asks for a date or a
+    number (a page title is neither)."""
     if frame.kind not in ("person", "place", "entity") or not subject:
         return None
     for sentence, ranked in named:
         title = re.sub(r"\s*\(.*?\)\s*$", "", sentence.title).strip()
-        if not title or _is_question_words(title, frame):
+        if (
+            not title
+            or _is_question_words(title, frame)
+            or (frame.kind == "person" and named_non_person(title))
+        ):
             continue
         if _span_in(subject, sentence.text) is not None or _near_span(subject, sentence.text) is not None:
             return Reading(title, sentence, ranked, said)
