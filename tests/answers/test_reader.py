@@ -100,11 +100,13 @@ def test_the_questions_own_subject_from_a_line_about_another_page_answers_with_t
     assert _read_over(BALLOONISTS, "Who was Tessa Vale married to?", said) == "Bram Holt"
 
 
-def test_the_questions_own_subject_is_no_answer_from_its_own_page_or_for_a_date() -> None:
+def test_the_questions_own_subject_is_no_answer_from_its_own_page_a_club_or_for_a_date() -> None:
     lines = evidence_lines(_ranked_over("Who was Tessa Vale married to?", BALLOONISTS)[1])
     own = next(i for i, (s, _) in enumerate(lines, 1) if s.source_id == 2)
     assert _read_over(BALLOONISTS, "Who was Tessa Vale married to?", _reply("Tessa Vale", [own])) is None
     assert _read_over(BALLOONISTS, "When did Tessa Vale marry?", _reply("Tessa Vale", [1, 2, 3])) is None
+    bram = next(i for i, (s, _) in enumerate(lines, 1) if s.source_id == 1)
+    assert _read_over(BALLOONISTS, "Who was Tessa Vale married to?", _reply("married", [bram])) is None
     club = next(i for i, (s, _) in enumerate(lines, 1) if s.source_id == 3)
     assert _read_over(BALLOONISTS, "Who was Tessa Vale married to?", _reply("Tessa Vale", [club])) is None
 

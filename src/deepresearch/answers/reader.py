@@ -213,9 +213,11 @@ def check_span(
     answer = answer.rstrip(".,;: ")
     named = [lines[n - 1] for n in reversed(used) if 0 < n <= len(lines)]
     said = tuple(dict.fromkeys(s for s, _ in reversed(named)))
+    if _norm(answer) in _NONE:
+        return None
     if _is_question_words(answer, frame):
         return other_end(frame, answer, named, said)
-    if _norm(answer) in _NONE or not _kind_fits(answer, frame):
+    if not _kind_fits(answer, frame):
         return None
     for find in (_span_in, _near_span):
         for sentence, ranked in [*named, *lines]:
@@ -229,13 +231,14 @@ def other_end(
     frame: QuestionFrame, subject: str, named: Sequence[tuple[Sentence, Ranked]], said: tuple[Sentence, ...]
 ) -> Reading | None:
     """The reader answered with the question's own subject ("Who was X married to?" → X) from a
-    line about someone else that names X ("(Y) Y … with his wife, X"): the relation that line
+    line about someone else that names X ("(Y) Y … with his wife, X"), X one of the question's
+    names (not a common word of it): the relation that line
     states runs from its page's subject to X, so the answer is the other end, the page's title
     (its disambiguation in parentheses dropped). The lines the reader named are tried, the last
     first; None when none is titled other than the question's words (and, for "who", other than
     an organisation or a place) and names ``subject``, or the question asks for a date or a
     number (a page title is neither)."""
-    if frame.kind not in ("person", "place", "entity") or not subject:
+    if frame.kind not in ("person", "place", "entity") or not set(key_stems(subject)) & frame.names:
         return None
     for sentence, ranked in named:
         title = re.sub(r"\s*\(.*?\)\s*$", "", sentence.title).strip()
