@@ -13,7 +13,6 @@ named, but no passage read states what the question asks of it).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -186,7 +185,7 @@ def _bridge_name(sentence: Sentence, asked: set[str]) -> str | None:
     name: "Raven Peak (Montana)" → "Raven Peak") unless the question names it; else the first
     name the sentence writes that the question does not ("Prague" in "She died in Prague" of a
     passage titled by the question's own subject); None when it names nothing new."""
-    subject = re.sub(r"\s*\(.*?\)\s*$", "", sentence.title).strip()
+    subject = sentence.subject
     if subject and not set(key_stems(subject)) <= asked:
         return subject
     for name in names(sentence.text):

@@ -35,6 +35,9 @@ _LOWER_WORD = re.compile(r"\b[a-z]+\b")
 SIBLINGS = 5  # a list of this many names or more makes its members peers, not hops
 
 
+_QUALIFIER = re.compile(r"\s*\(.*?\)\s*$")
+
+
 @dataclass(frozen=True)
 class Sentence:
     """A sentence of a source, with its passage's title (the sentence's usual subject)."""
@@ -48,6 +51,12 @@ class Sentence:
     @property
     def all_terms(self) -> frozenset[str]:
         return self.terms | self.title_terms
+
+    @property
+    def subject(self) -> str:
+        """The passage's subject: its title as a name, without a bracketed qualifier ("Raven Peak
+        (Montana)" → "Raven Peak")."""
+        return _QUALIFIER.sub("", self.title).strip()
 
 
 @dataclass(frozen=True)
@@ -189,7 +198,7 @@ def _best_chain(
 def _titled(sentence: Sentence, question: str) -> bool:
     """The sentence's passage is titled by a name the question writes out ("Raven Peak
     (Montana)" for a question on Raven Peak): that passage is about the question's subject."""
-    title = re.sub(r"\s*\(.*?\)\s*$", "", sentence.title).strip()
+    title = sentence.subject
     return len(title) > 3 and re.search(rf"\b{re.escape(title)}\b", question, re.IGNORECASE) is not None
 
 

@@ -356,7 +356,7 @@ def pronoun_subject(sentence: Sentence, kind: AnswerKind) -> str | None:
     """The passage's subject (its title, without a bracketed qualifier) when the sentence opens
     with a pronoun standing for it and does not name it: "He"/"She" for a person, "It" for a
     place ("It is known for its clocks" in the passage about a town)."""
-    title = re.sub(r"\s*\(.*?\)\s*$", "", sentence.title).strip()
+    title = sentence.subject
     if not title or title in sentence.text:
         return None
     if kind == "person" and _PERSONAL.match(sentence.text) and looks_like_person(title):

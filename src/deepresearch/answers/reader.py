@@ -241,7 +241,7 @@ def other_end(
     if frame.kind not in ("person", "place", "entity") or not set(key_stems(subject)) & frame.names:
         return None
     for sentence, ranked in named:
-        title = re.sub(r"\s*\(.*?\)\s*$", "", sentence.title).strip()
+        title = sentence.subject
         if (
             not title
             or _is_question_words(title, frame)
