@@ -47,8 +47,8 @@ RUNTIME_INSTALL = "pip install 'deepresearch-offline[embedded]'"
 MIN_COSINE = 0.999
 REQUEST_TEXTS = 64
 PROBES = (
-    "Who was Amy Johnson married to?",
-    "Jim Mollison flew with his wife, Amy Johnson.",
+    "Who was Tessa Vale married to?",
+    "Bram Holt crossed the Alps with his wife, Tessa Vale.",
     "Café au lait, naïve résumé: 東京 and Zürich.",
     "",
     " ".join(["The long passage repeats itself until it runs past the 256-token cut."] * 30),
