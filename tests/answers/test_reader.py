@@ -16,7 +16,13 @@ import pytest
 
 from deepresearch import research
 from deepresearch.answers.evidence import rank_sentences, sentence_pool
-from deepresearch.answers.ground import JUDGE_MIN_YES, READER_MIN_CONFIDENCE, GroundedAnswer, ground_answer
+from deepresearch.answers.ground import (
+    JUDGE_COVERED_YES,
+    JUDGE_MIN_YES,
+    READER_MIN_CONFIDENCE,
+    GroundedAnswer,
+    ground_answer,
+)
 from deepresearch.answers.learned import confidence_gate
 from deepresearch.answers.question import frame_question
 from deepresearch.answers.reader import SHOTS, check_span, evidence_lines, judge, read
@@ -262,10 +268,10 @@ STARTED = [
 STARTED_QUESTION = "Which company did Ilse Marrow start?"
 
 
-def _judged(yes: float | None) -> GroundedAnswer:
+def _judged(yes: float | None, question: str = STARTED_QUESTION) -> GroundedAnswer:
     model = ScriptedModel({"reader": _reply("Fenwick Aero Ltd.")})
     return ground_answer(
-        STARTED_QUESTION,
+        question,
         STARTED,
         weights=confidence_gate(None),
         reader=lambda f, r: read(model, f, r),
@@ -277,13 +283,21 @@ def test_a_reading_codes_confidence_turns_away_is_stated_where_the_judge_is_sure
     """ "start" for "established": code's confidence turns the reader's right pick away (a one-hop
     answer in a sentence naming the subject); the judge, reading the line, states it."""
     assert _judged(None).status == "abstained"
-    answer = _judged(JUDGE_MIN_YES)
+    answer = _judged(JUDGE_COVERED_YES)
     assert (answer.status, answer.chosen_by, answer.text) == ("grounded", "reader", "Fenwick Aero Ltd")
-    assert answer.judged == JUDGE_MIN_YES and answer.source_id == 1
+    assert answer.judged == JUDGE_COVERED_YES and answer.source_id == 1
 
 
-def test_a_judge_short_of_sure_leaves_the_abstention() -> None:
-    assert _judged(JUDGE_MIN_YES - 0.05).status == "abstained"
+def test_a_judge_short_of_its_bar_leaves_the_abstention() -> None:
+    assert _judged(JUDGE_COVERED_YES - 0.05).status == "abstained"
+
+
+def test_a_chain_the_judge_cannot_see_whole_needs_it_sure() -> None:
+    """The question names a town no line shown to the judge writes: the link from the question
+    to the answer is not in front of it, so P 0.9 is not enough, and only a sure judge states."""
+    question = "Which company did the novelist from Harrogate start?"
+    assert _judged(0.9, question).status == "abstained"
+    assert _judged(JUDGE_MIN_YES, question).text == "Fenwick Aero Ltd"
 
 
 def test_the_judge_is_shown_the_readings_line_titled_and_asked_the_question() -> None:

@@ -30,7 +30,7 @@ from deepresearch.answers.features import (
 )
 from deepresearch.answers.learned import AnswerWeights
 from deepresearch.answers.question import AnswerKind, QuestionFrame, frame_question
-from deepresearch.answers.reader import Reading, same_answer
+from deepresearch.answers.reader import Reading, names_covered, same_answer
 from deepresearch.citations import Source
 from deepresearch.lexicon import ATTRIBUTE_NOUNS, INNER_NAME_WORD
 from deepresearch.report_text import HEADINGS
@@ -51,6 +51,11 @@ stricter ``ANSWER_MIN_CONFIDENCE`` holds for the reader too."""
 JUDGE_MIN_YES = 0.95
 """The judge's P("yes") that states a reading code's confidence turns away, chosen on the dev
 sets' own passages with and without their gold (docs/BENCHMARKS.md, issue 34's seventh step)."""
+JUDGE_COVERED_YES = 0.8
+"""The judge's bar where the lines it is shown write every name of the question
+(:func:`~deepresearch.answers.reader.names_covered`): there it judges meaning it can see (on
+one-hop readings its P separates right from wrong, AUC 0.83); chosen on the dev sets' own
+passages with and without their gold (docs/BENCHMARKS.md, issue 34's ninth step)."""
 MAX_CANDIDATES = 6
 COMPLETE = 0.999  # a sentence's share of the question's weighted terms that leaves none out
 _AUX_WORD = r"(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would|should)"
@@ -104,7 +109,7 @@ def ground_answer(
     instead of the support gate); None is the hand-set scoring and support gate alone. Where code
     abstains on a question that asks for a span, a ``reader`` (:mod:`deepresearch.answers.reader`)
     may answer with a span of one of code's best lines; code's confidence gates it, and where that
-    turns it away a ``judge`` that says "yes" with P at least :data:`JUDGE_MIN_YES` states it.
+    turns it away a ``judge`` that says "yes" with P at least :func:`judge_bar` states it.
     ``dense`` (:mod:`deepresearch.answers.dense`) lets sentence meaning reorder the ranking."""
     frame = frame_question(question)
     pool = sentence_pool(sources)
@@ -121,7 +126,7 @@ def ground_answer(
         confidence = reading_confidence(frame, ranked, weights, reading.text)
         if confidence is None or confidence < max(READER_MIN_CONFIDENCE, weights.threshold):
             judged = judge(frame, reading) if judge is not None else None
-            if judged is None or judged < JUDGE_MIN_YES:
+            if judged is None or judged < judge_bar(frame, reading):
                 return replace(answer, turned_away=reading)
     evidence = (
         replace(reading.evidence, sentence=reading.sentence)
@@ -130,6 +135,13 @@ def ground_answer(
     )
     stated = _answer(frame, reading.text, evidence, "grounded", (), "reader", confidence)
     return replace(stated, judged=None if judged is None else round(judged, 3))
+
+
+def judge_bar(frame: QuestionFrame, reading: Reading) -> float:
+    """The judge's P("yes") that states ``reading``: :data:`JUDGE_COVERED_YES` where the lines
+    it is shown write every name of the question, else :data:`JUDGE_MIN_YES` (a chain the judge
+    cannot see whole, where its P is near chance)."""
+    return JUDGE_COVERED_YES if names_covered(frame, reading) else JUDGE_MIN_YES
 
 
 def reading_confidence(

@@ -182,9 +182,23 @@ def reading_lines(reading: Reading) -> list[str]:
     (when the answer's line borrowed coverage from one), the lines the reader said it used, and
     the answer's own line. A line that names the answer need not be the line that ties it to the
     question ("X Ltd. was an aircraft maker." beside "It was established by Y.")."""
+    return [line_text(s) for s in reading_sentences(reading)]
+
+
+def reading_sentences(reading: Reading) -> tuple[Sentence, ...]:
+    """The sentences behind :func:`reading_lines`, in that order, none twice."""
     via = reading.evidence.via
     bridge = (via,) if via is not None else ()
-    return [line_text(s) for s in dict.fromkeys([*bridge, *reading.used, reading.sentence])]
+    return tuple(dict.fromkeys([*bridge, *reading.used, reading.sentence]))
+
+
+def names_covered(frame: QuestionFrame, reading: Reading) -> bool:
+    """Every name the question writes stands in the lines the judge is shown (their text or
+    titles): the judge then sees the whole way from the question to the answer and judges what
+    the lines say, instead of guessing at a link that is not shown. False when the question
+    writes no name."""
+    shown = frozenset().union(*(s.all_terms for s in reading_sentences(reading)))
+    return bool(frame.names) and frame.names <= shown
 
 
 def parse_reply(text: str) -> tuple[list[int], str]:
