@@ -4,6 +4,7 @@
     DEEPRESEARCH_HOME=/tmp/ev/reworded deepresearch eval evals/out/reworded.jsonl \
         --corpus ../shared/eval/corpus.jsonl --seed 0
     python evals/reworded.py pairs --originals /tmp/ev/dev/runs --reworded /tmp/ev/reworded/runs
+    python evals/reworded.py pairs --as-run --originals … --reworded …   # the runs' own answers
 
 ``write`` turns ``evals/data/rewordings_dev.jsonl`` (two rewordings by hand of 60 dev-half
 questions) into questions with the original's answers and gold passages (qid ``<qid>#r1``,
@@ -11,7 +12,9 @@ questions) into questions with the original's answers and gold passages (qid ``<
 sources each run read: a pair (the original and one rewording) gives the same answer when the
 normalised answers are equal, both abstain, or both match the gold; it prints the share of same
 answers and answer_match of originals and rewordings (the issue's target: same on ≥ 80 % of pairs,
-answer_match within 0.03).
+answer_match within 0.03). ``--as-run`` scores the answer each run stated instead (its
+``result.json``: the whole answer step, the reader and its judge included) — the figure a user
+sees; without it, code's answer step alone on the same sources.
 """
 
 from __future__ import annotations
@@ -50,15 +53,38 @@ def _answer(row: Row, gate: AnswerWeights | None) -> tuple[str | None, bool]:
     return stated, bool(stated and answer_match(stated, row.answers))
 
 
+def _as_run(folders: Path) -> dict[str, tuple[str | None, bool]]:
+    """The answer each run in ``folders`` stated, by qid (None where it abstained)."""
+    stated = {}
+    for result in sorted(folders.glob("*/result.json")):
+        data = json.loads(result.read_text(encoding="utf-8"))
+        stated[" ".join(data["question"].split())] = (
+            data["answer"] if data.get("answer_status") != "abstained" and data.get("answer") else None
+        )
+    answered = {}
+    for row in run_rows([folders]):
+        text = stated.get(" ".join(row.question.split()))
+        answered[row.qid] = (text, bool(text and answer_match(text, row.answers)))
+    return answered
+
+
 def _same(a: tuple[str | None, bool], b: tuple[str | None, bool]) -> bool:
     if a[0] is None or b[0] is None:
         return a[0] is None and b[0] is None
     return normalize_answer(a[0]) == normalize_answer(b[0]) or (a[1] and b[1])
 
 
-def pairs(originals: Path, reworded: Path, gate: AnswerWeights | None) -> dict[str, float]:
-    by_qid = {r.qid: _answer(r, gate) for r in run_rows([originals])}
-    scored = [(r.qid.split("#")[0], _answer(r, gate)) for r in run_rows([reworded])]
+def _answers(folders: Path, gate: AnswerWeights | None, as_run: bool) -> dict[str, tuple[str | None, bool]]:
+    if as_run:
+        return _as_run(folders)
+    return {r.qid: _answer(r, gate) for r in run_rows([folders])}
+
+
+def pairs(
+    originals: Path, reworded: Path, gate: AnswerWeights | None, as_run: bool = False
+) -> dict[str, float]:
+    by_qid = _answers(originals, gate, as_run)
+    scored = [(qid.split("#")[0], a) for qid, a in _answers(reworded, gate, as_run).items()]
     kept = [(by_qid[q], a) for q, a in scored if q in by_qid]
     asked = {q for q, _ in scored}
     return {
@@ -77,11 +103,13 @@ def main() -> None:
     scoring.add_argument("--originals", type=Path, required=True, help="runs of the dev half")
     scoring.add_argument("--reworded", type=Path, required=True, help="runs of evals/out/reworded.jsonl")
     scoring.add_argument("--weights", type=Path, help="weights file to gate with (default: shipped)")
+    scoring.add_argument("--as-run", action="store_true", help="score the answers the runs stated")
     args = parser.parse_args()
     if args.command == "write":
         print(write())
     else:
-        print(json.dumps(pairs(args.originals, args.reworded, gate_from(args.weights)), indent=2))
+        scored = pairs(args.originals, args.reworded, gate_from(args.weights), args.as_run)
+        print(json.dumps(scored, indent=2))
 
 
 if __name__ == "__main__":
