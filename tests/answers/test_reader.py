@@ -300,6 +300,16 @@ def test_a_chain_the_judge_cannot_see_whole_needs_it_sure() -> None:
     assert _judged(JUDGE_MIN_YES, question).text == "Fenwick Aero Ltd"
 
 
+def test_an_answer_that_repeats_a_name_of_the_question_needs_the_judge_sure() -> None:
+    """The answer writes a name the question writes ("Fenwick"): where the reader gives the
+    question's own subject written out in full, the judge says yes to it, so here, though every
+    name of the question stands in the lines, P 0.9 is not enough (right as this one is)."""
+    assert _judged(0.9).text == "Fenwick Aero Ltd"
+    question = "Which company did Ilse Marrow start with the Fenwick family?"
+    assert _judged(0.9, question).status == "abstained"
+    assert _judged(JUDGE_MIN_YES, question).text == "Fenwick Aero Ltd"
+
+
 def test_the_judge_is_shown_the_readings_line_titled_and_asked_the_question() -> None:
     model = JudgingModel({"reader": _reply("Fenwick Aero Ltd.")}, yes=0.97)
     frame, ranked = _ranked_over(STARTED_QUESTION, STARTED)

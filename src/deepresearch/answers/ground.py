@@ -139,9 +139,12 @@ def ground_answer(
 
 def judge_bar(frame: QuestionFrame, reading: Reading) -> float:
     """The judge's P("yes") that states ``reading``: :data:`JUDGE_COVERED_YES` where the lines
-    it is shown write every name of the question, else :data:`JUDGE_MIN_YES` (a chain the judge
-    cannot see whole, where its P is near chance)."""
-    return JUDGE_COVERED_YES if names_covered(frame, reading) else JUDGE_MIN_YES
+    it is shown write every name of the question and the answer writes none of them, else
+    :data:`JUDGE_MIN_YES`: a chain the judge cannot see whole, where its P is near chance, or an
+    answer that repeats the question's own names (its subject written out in full), which the
+    judge takes for the thing asked for."""
+    repeats = set(key_stems(reading.text)) & frame.names
+    return JUDGE_COVERED_YES if names_covered(frame, reading) and not repeats else JUDGE_MIN_YES
 
 
 def reading_confidence(
