@@ -53,8 +53,9 @@ JUDGE_MIN_YES = 0.95
 sets' own passages with and without their gold (docs/BENCHMARKS.md, issue 34's seventh step)."""
 JUDGE_COVERED_YES = 0.8
 """The judge's bar where the lines it is shown write every name of the question
-(:func:`~deepresearch.answers.reader.names_covered`): there it judges meaning it can see (on
-one-hop readings its P separates right from wrong, AUC 0.83); chosen on the dev sets' own
+(:func:`~deepresearch.answers.reader.names_covered`) and the answer repeats none (:func:`judge_bar`):
+there it judges meaning it can see (on one-hop readings its P separates right from wrong, AUC
+0.84); chosen on the dev sets' own
 passages with and without their gold (docs/BENCHMARKS.md, issue 34's ninth step)."""
 MAX_CANDIDATES = 6
 COMPLETE = 0.999  # a sentence's share of the question's weighted terms that leaves none out
