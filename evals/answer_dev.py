@@ -114,9 +114,22 @@ def rows_from_runs(folders: Sequence[Path]) -> list[dict[str, Any]]:
         q = questions.get(" ".join(data["question"].split()))
         if q is not None:
             rows.append(
-                {"qid": q.qid, "question": q.question, "answers": list(q.answers), "sources": data["sources"]}
+                {
+                    "qid": q.qid,
+                    "question": q.question,
+                    "answers": list(q.answers),
+                    "sources": data["sources"],
+                    "stated": _stated(data),
+                }
             )
     return rows
+
+
+def _stated(result: dict[str, Any]) -> str | None:
+    """The answer a run's ``result.json`` stated; None where it abstained."""
+    if result.get("answer_status") == "abstained":
+        return None
+    return result.get("answer") or None
 
 
 def score(args: argparse.Namespace) -> None:

@@ -23,7 +23,7 @@ import argparse
 import json
 from pathlib import Path
 
-from answer_dev import EVAL, OUT, answer_dense
+from answer_dev import EVAL, OUT, answer_dense, rows_from_runs
 from fit_answers import Row, gate_from, run_rows
 
 from deepresearch.answers.ground import ground_answer
@@ -55,17 +55,10 @@ def _answer(row: Row, gate: AnswerWeights | None) -> tuple[str | None, bool]:
 
 def _as_run(folders: Path) -> dict[str, tuple[str | None, bool]]:
     """The answer each run in ``folders`` stated, by qid (None where it abstained)."""
-    stated = {}
-    for result in sorted(folders.glob("*/result.json")):
-        data = json.loads(result.read_text(encoding="utf-8"))
-        stated[" ".join(data["question"].split())] = (
-            data["answer"] if data.get("answer_status") != "abstained" and data.get("answer") else None
-        )
-    answered = {}
-    for row in run_rows([folders]):
-        text = stated.get(" ".join(row.question.split()))
-        answered[row.qid] = (text, bool(text and answer_match(text, row.answers)))
-    return answered
+    return {
+        r["qid"]: (r["stated"], bool(r["stated"] and answer_match(r["stated"], r["answers"])))
+        for r in rows_from_runs([folders])
+    }
 
 
 def _same(a: tuple[str | None, bool], b: tuple[str | None, bool]) -> bool:

@@ -30,7 +30,7 @@ from deepresearch.answers.features import (
 )
 from deepresearch.answers.learned import AnswerWeights
 from deepresearch.answers.question import AnswerKind, QuestionFrame, frame_question
-from deepresearch.answers.reader import Reading, names_covered, same_answer
+from deepresearch.answers.reader import Reading, names_covered, names_question, same_answer
 from deepresearch.citations import Source
 from deepresearch.lexicon import ATTRIBUTE_NOUNS, INNER_NAME_WORD
 from deepresearch.report_text import HEADINGS
@@ -55,8 +55,8 @@ JUDGE_COVERED_YES = 0.8
 """The judge's bar where the lines it is shown write every name of the question
 (:func:`~deepresearch.answers.reader.names_covered`) and the answer repeats none (:func:`judge_bar`):
 there it judges meaning it can see (on one-hop readings its P separates right from wrong, AUC
-0.84); chosen on the dev sets' own
-passages with and without their gold (docs/BENCHMARKS.md, issue 34's ninth step)."""
+0.84); chosen on the dev sets' own passages with and without their gold (docs/BENCHMARKS.md,
+issue 34's ninth step)."""
 MAX_CANDIDATES = 6
 COMPLETE = 0.999  # a sentence's share of the question's weighted terms that leaves none out
 _AUX_WORD = r"(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would|should)"
@@ -144,8 +144,8 @@ def judge_bar(frame: QuestionFrame, reading: Reading) -> float:
     :data:`JUDGE_MIN_YES`: a chain the judge cannot see whole, where its P is near chance, or an
     answer that repeats the question's own names (its subject written out in full), which the
     judge takes for the thing asked for."""
-    repeats = set(key_stems(reading.text)) & frame.names
-    return JUDGE_COVERED_YES if names_covered(frame, reading) and not repeats else JUDGE_MIN_YES
+    sees_whole = names_covered(frame, reading) and not names_question(frame, reading.text)
+    return JUDGE_COVERED_YES if sees_whole else JUDGE_MIN_YES
 
 
 def reading_confidence(

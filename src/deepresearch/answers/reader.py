@@ -252,7 +252,7 @@ def other_end(
     first; None when none is titled other than the question's words (and, for "who", other than
     an organisation or a place) and names ``subject``, or the question asks for a date or a
     number (a page title is neither)."""
-    if frame.kind not in ("person", "place", "entity") or not set(key_stems(subject)) & frame.names:
+    if frame.kind not in ("person", "place", "entity") or not names_question(frame, subject):
         return None
     for sentence, ranked in named:
         title = sentence.subject
@@ -310,6 +310,11 @@ def _is_question_words(answer: str, frame: QuestionFrame) -> bool:
     if not terms:
         return answer.lower() in frame.text.lower()
     return terms <= set(frame.terms) | frame.names
+
+
+def names_question(frame: QuestionFrame, text: str) -> bool:
+    """``text`` writes one of the question's names (a stem of them)."""
+    return bool(set(key_stems(text)) & frame.names)
 
 
 def same_answer(a: str, b: str) -> bool:
