@@ -18,8 +18,9 @@ should then be an abstention. Sets:
   question of its own with the earlier hops' answers put in for ``#1``, ``#2`` (hops written as
   ``entity >> relation`` left out), over the whole question's passages; without its gold, the
   hop's own passage is dropped (:func:`onehop_rows`);
-- ``demo``, ``own_words`` — the demo corpus questions (``evals/data/demo_questions*.jsonl``),
-  one-hop and two-hop only, over their gold passages.
+- ``demo``, ``own_words``, ``own_words_dev`` — the demo corpus questions
+  (``evals/data/demo_questions*.jsonl``; ``own_words`` is never fitted, ``own_words_dev`` is for
+  tuning), one-hop and two-hop only, over their gold passages.
 
 Prints ``set: n, answer_match, precision, abstained``, the share whose best candidate is right
 whatever the gate says (what the ranking alone would get), and for the gold-dropped rows the share
@@ -119,6 +120,7 @@ def sets(half: str) -> dict[str, tuple[list[Row], list[Row]]]:
         "onehop": (pick(onehop_rows()), pick(onehop_rows(drop_gold=True))),
         "demo": (demo_rows(DATA / "demo_questions.jsonl"), []),
         "own_words": (demo_rows(DATA / "demo_questions_own_words.jsonl"), []),
+        "own_words_dev": (demo_rows(DATA / "demo_questions_own_words_dev.jsonl"), []),
     }
     if REWORDED.is_file():
         reworded = {"questions": REWORDED, "corpus_path": EVAL / "corpus.jsonl"}

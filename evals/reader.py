@@ -14,9 +14,12 @@ checks each reply as the product does
 (``answers.reader.check_span``: a span of a line shown, not the question's words) and prints, per
 set, answer_match / precision when answering / share answered for each policy:
 
-- ``shipped``: the product's answer step with this reader and its judge (code's answer line, or
-  where it abstains the reader's answer when code's fitted confidence in it clears the reader's
-  floor or, that failing, the judge's cached P(yes) is at least ``ground.JUDGE_MIN_YES``);
+- ``shipped``: the product's answer step with this reader and its judge (code's answer line where
+  its confidence is at least ``ground.AGREE_BELOW`` or the reader gives the same answer; else, or
+  where code abstains, the reader's answer when code's fitted confidence in it clears the reader's
+  floor or, that failing, the judge's cached P(yes) is at least ``ground.judge_bar``; rows read
+  with ``--where-code-abstains`` before issue 34's tenth step lack the replies the agreement
+  needs: read them again with ``--where-asked``);
 - ``shipped_before``: the same without the judge (issue 34's fifth step);
 - ``code``: code's answer line (shipped gate) alone;
 - ``reader``: the reader's checked answer alone;
@@ -40,7 +43,7 @@ from answer_dev import answer_dense
 import numpy as np
 from fit_answers import Row, _open, _ranked, auc, gate_from, run_rows
 
-from deepresearch.answers.ground import ground_answer
+from deepresearch.answers.ground import unsure, ground_answer
 from deepresearch.answers.reader import (
     MAX_TOKENS,
     SCHEMA,
@@ -77,8 +80,8 @@ def read(args: argparse.Namespace, sets: dict[str, list[Row]]) -> None:
     cache: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
     model = EmbeddedModel.from_name(args.model, cache_dir=Path(args.cache), n_threads=2, n_threads_batch=2)
     rows = [r for rows in sets.values() for r in rows if _open(r.frame) and r.qid not in cache]
-    if args.where_code_abstains:
-        rows = [r for r in rows if _code_abstains(r)]
+    if args.where_asked:
+        rows = [r for r in rows if _asks_reader(r)]
     started = time.monotonic()
     for done, row in enumerate(rows, 1):
         frame, lines = _lines(row, args.top)
@@ -89,11 +92,13 @@ def read(args: argparse.Namespace, sets: dict[str, list[Row]]) -> None:
         print(f"{done}/{len(rows)} {time.monotonic() - started:.0f}s", flush=True)
 
 
-def _code_abstains(row: Row) -> bool:
-    """Code's answer line (the shipped gate) abstains: the only rows where the product asks the
-    reader (``read --where-code-abstains`` reads no other; their ``reader`` policies then count
-    the rows code answers as the reader's abstentions)."""
-    return ground_answer(row.question, row.sources, weights=gate_from(None), dense=answer_dense()).status == "abstained"
+def _asks_reader(row: Row) -> bool:
+    """The product asks the reader on this row: code's answer line (the shipped gate) abstains, or
+    states a candidate below ``ground.AGREE_BELOW`` that the reader must agree with (``read
+    --where-asked`` reads no other; their ``reader`` policies then count the other rows as the
+    reader's abstentions)."""
+    got = ground_answer(row.question, row.sources, weights=gate_from(None), dense=answer_dense())
+    return got.status == "abstained" or unsure(got)
 
 
 def _proposals(
@@ -280,7 +285,11 @@ def main() -> None:
     reading.add_argument("--out", required=True)
     reading.add_argument("--cache", default="/tmp/deepresearch-models", help="where split models are joined")
     reading.add_argument(
-        "--where-code-abstains", action="store_true", help="read only where code's answer line abstains"
+        "--where-asked",
+        "--where-code-abstains",
+        dest="where_asked",
+        action="store_true",
+        help="read only where the product asks the reader (code abstains or is unsure)",
     )
     scoring = commands.add_parser("score", help="check the cached replies and compare the policies")
     scoring.add_argument("cache_file")

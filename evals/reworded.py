@@ -5,6 +5,7 @@
         --corpus ../shared/eval/corpus.jsonl --seed 0
     python evals/reworded.py pairs --originals /tmp/ev/dev/runs --reworded /tmp/ev/reworded/runs
     python evals/reworded.py pairs --as-run --originals … --reworded …   # the runs' own answers
+    python evals/reworded.py pairs --originals … --reworded … --replies O.json R.json
 
 ``write`` turns ``evals/data/rewordings_dev.jsonl`` (two rewordings by hand of 60 dev-half
 questions) into questions with the original's answers and gold passages (qid ``<qid>#r1``,
@@ -14,20 +15,27 @@ normalised answers are equal, both abstain, or both match the gold; it prints th
 answers and answer_match of originals and rewordings (the issue's target: same on ≥ 80 % of pairs,
 answer_match within 0.03). ``--as-run`` scores the answer each run stated instead (its
 ``result.json``: the whole answer step, the reader and its judge included) — the figure a user
-sees; without it, code's answer step alone on the same sources.
+sees; ``--replies`` answers with today's whole answer step on the runs' sources, the reader's
+replies and the judge's P(yes) replayed from ``evals/reader.py`` caches of each folder (``read
+--where-asked``, then ``judge --reader-only``): the figure a user would see from today's answer
+step without running the agent again; without either, code's answer step alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from answer_dev import EVAL, OUT, answer_dense, rows_from_runs
 from fit_answers import Row, gate_from, run_rows
+from reader import _cached_judge, _cached_reader
 
 from deepresearch.answers.ground import ground_answer
 from deepresearch.answers.learned import AnswerWeights
+from deepresearch.answers.reader import TOP_LINES
 from deepresearch.evaluation.scoring import answer_match, normalize_answer
 
 REWORDINGS = Path(__file__).resolve().parent / "data" / "rewordings_dev.jsonl"
@@ -47,8 +55,16 @@ def write() -> Path:
     return out
 
 
-def _answer(row: Row, gate: AnswerWeights | None) -> tuple[str | None, bool]:
-    got = ground_answer(row.question, row.sources, weights=gate, dense=answer_dense())
+def _answer(row: Row, gate: AnswerWeights | None, replies: dict[str, Any] | None) -> tuple[str | None, bool]:
+    cached = (replies or {}).get(row.qid)
+    got = ground_answer(
+        row.question,
+        row.sources,
+        weights=gate,
+        dense=answer_dense(),
+        reader=_cached_reader(cached, TOP_LINES) if replies is not None else None,
+        judge=_cached_judge(cached) if replies is not None else None,
+    )
     stated = got.text if got.status != "abstained" else None
     return stated, bool(stated and answer_match(stated, row.answers))
 
@@ -67,17 +83,25 @@ def _same(a: tuple[str | None, bool], b: tuple[str | None, bool]) -> bool:
     return normalize_answer(a[0]) == normalize_answer(b[0]) or (a[1] and b[1])
 
 
-def _answers(folders: Path, gate: AnswerWeights | None, as_run: bool) -> dict[str, tuple[str | None, bool]]:
+def _answers(
+    folders: Path, gate: AnswerWeights | None, as_run: bool, replies: Path | None = None
+) -> dict[str, tuple[str | None, bool]]:
     if as_run:
         return _as_run(folders)
-    return {r.qid: _answer(r, gate) for r in run_rows([folders])}
+    cache = json.loads(replies.read_text()) if replies is not None else None
+    return {r.qid: _answer(r, gate, cache) for r in run_rows([folders])}
 
 
 def pairs(
-    originals: Path, reworded: Path, gate: AnswerWeights | None, as_run: bool = False
+    originals: Path,
+    reworded: Path,
+    gate: AnswerWeights | None,
+    as_run: bool = False,
+    replies: Sequence[Path] = (),
 ) -> dict[str, float]:
-    by_qid = _answers(originals, gate, as_run)
-    scored = [(qid.split("#")[0], a) for qid, a in _answers(reworded, gate, as_run).items()]
+    first, second = replies if replies else (None, None)
+    by_qid = _answers(originals, gate, as_run, first)
+    scored = [(qid.split("#")[0], a) for qid, a in _answers(reworded, gate, as_run, second).items()]
     kept = [(by_qid[q], a) for q, a in scored if q in by_qid]
     asked = {q for q, _ in scored}
     return {
@@ -97,11 +121,19 @@ def main() -> None:
     scoring.add_argument("--reworded", type=Path, required=True, help="runs of evals/out/reworded.jsonl")
     scoring.add_argument("--weights", type=Path, help="weights file to gate with (default: shipped)")
     scoring.add_argument("--as-run", action="store_true", help="score the answers the runs stated")
+    scoring.add_argument(
+        "--replies",
+        nargs=2,
+        type=Path,
+        default=(),
+        metavar=("ORIGINALS_CACHE", "REWORDED_CACHE"),
+        help="today's answer step with these evals/reader.py caches replayed",
+    )
     args = parser.parse_args()
     if args.command == "write":
         print(write())
     else:
-        scored = pairs(args.originals, args.reworded, gate_from(args.weights), args.as_run)
+        scored = pairs(args.originals, args.reworded, gate_from(args.weights), args.as_run, args.replies)
         print(json.dumps(scored, indent=2))
 
 

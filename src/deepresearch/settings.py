@@ -155,8 +155,10 @@ class Settings(BaseSettings):
     answer_reader: Literal["auto", "on", "off"] = Field("auto", json_schema_extra=_RESEARCH)
     """Where code's answer line abstains, a model reads code's best lines and answers with a span of one,
     which code states only when it is one of code's candidates that code's confidence model scores at
-    least 0.5 or, that failing, the same model judges it the answer with P(yes) of at least 0.95 from the
-    lines it stands on (an in-process model; not with `ANSWER_MIN_CONFIDENCE` set); a span turned away is
+    least 0.5 or, that failing, the same model judges it the answer with P(yes) of at least 0.8 (where the
+    lines it stands on write every name of the question) or 0.95 (an in-process model; not with
+    `ANSWER_MIN_CONFIDENCE` set); where code states an answer on a confidence below 0.7, the reader must
+    give the same answer or the answer line abstains; a span turned away is
     shown under the abstention as the closest reading, not confirmed: `auto` (on when `READER_MODEL` is
     set or, on the embedded provider, a bundled model that
     measured as a reader is installed: Qwen2.5-Coder-1.5B, which `scripts/install.sh` installs), `on` or

@@ -17,6 +17,7 @@ import pytest
 from deepresearch import research
 from deepresearch.answers.evidence import rank_sentences, sentence_pool
 from deepresearch.answers.ground import (
+    AGREE_BELOW,
     JUDGE_COVERED_YES,
     JUDGE_MIN_YES,
     READER_MIN_CONFIDENCE,
@@ -146,10 +147,69 @@ def test_the_reader_sees_the_lines_after_the_worked_examples_and_is_capped() -> 
     assert len(call.messages) == 2 + 2 * len(SHOTS)
 
 
-def test_the_reader_answers_only_where_code_abstains() -> None:
+def test_the_reader_is_not_asked_where_code_states_without_a_fitted_confidence() -> None:
     model = ScriptedModel({"reader": _reply("1977")})
     stated = ground_answer("When did Cedar Hall open?", SOURCES, reader=lambda f, r: read(model, f, r))
     assert stated.text == "1977" and stated.chosen_by == "code"
+    assert model.calls == []
+
+
+FILMS = [
+    src(
+        1,
+        "Salt Lantern",
+        "Salt Lantern is a 1958 drama film directed by Petra Vahl and produced by Imre Sollo.",
+    ),
+    src(
+        2,
+        "Noor Aldane",
+        "Noor Aldane (born 1931) is an actress best known as the ferry pilot in Salt Lantern.",
+    ),
+]
+
+
+def _confirmed(question: str, reply: str, yes: float | None = None) -> tuple[GroundedAnswer, ScriptedModel]:
+    model = ScriptedModel({"reader": reply})
+    got = ground_answer(
+        question,
+        FILMS,
+        weights=confidence_gate(None),
+        reader=lambda f, r: read(model, f, r),
+        judge=lambda f, reading: yes,
+    )
+    return got, model
+
+
+def test_codes_unsure_answer_stands_where_the_reader_gives_the_same() -> None:
+    alone = ground_answer("Who produced Salt Lantern?", FILMS, weights=confidence_gate(None))
+    assert alone.text == "Imre Sollo" and alone.confidence is not None and alone.confidence < AGREE_BELOW
+    got, model = _confirmed("Who produced Salt Lantern?", _reply("Imre Sollo"))
+    assert (got.status, got.text, got.chosen_by) == ("grounded", "Imre Sollo", "code")
+    assert len(model.calls) == 1
+
+
+def test_a_reading_that_contradicts_codes_unsure_answer_must_pass_the_readers_own_gate() -> None:
+    """The reader names the film's actress: code's confidence in her is low and the judge unsure,
+    so neither answer is stated and the reading is handed over; where the judge is sure of it, the
+    reading is the answer line, as it would be had code abstained."""
+    question = "Who produced Salt Lantern?"
+    got, _ = _confirmed(question, _reply("Noor Aldane", [2]), yes=0.5)
+    assert got.status == "abstained" and got.turned_away is not None
+    assert got.turned_away.text == "Noor Aldane"
+    sure, _ = _confirmed(question, _reply("Noor Aldane", [2]), yes=JUDGE_MIN_YES)
+    assert (sure.status, sure.text, sure.chosen_by) == ("grounded", "Noor Aldane", "reader")
+
+
+def test_codes_unsure_answer_the_reader_cannot_find_is_handed_over_unconfirmed() -> None:
+    got, _ = _confirmed("Who produced Salt Lantern?", _reply("none", []))
+    assert got.status == "abstained" and got.turned_away is not None
+    assert got.turned_away.text == "Imre Sollo" and "produced by Imre Sollo" in got.turned_away.sentence.text
+
+
+def test_codes_sure_answer_is_stated_without_asking_the_reader() -> None:
+    question = "Who directed the film in which Noor Aldane played a ferry pilot?"
+    got, model = _confirmed(question, _reply("Imre Sollo"))
+    assert got.text == "Petra Vahl" and got.confidence is not None and got.confidence >= AGREE_BELOW
     assert model.calls == []
 
 

@@ -8,7 +8,9 @@ usable candidate the best sentence itself is the answer. When the fitted P(right
 candidate is below the shipped threshold and its sentence does not state the whole question
 (without the weights: when the best evidence covers too little of the question), or the best
 candidate is not of the kind asked (an organisation for "who"), the answer says the sources do not
-say, instead of guessing.
+say, instead of guessing. With a reader (:mod:`deepresearch.answers.reader`), code's answers below
+:data:`AGREE_BELOW` stand only where the reader gives the same, and where code abstains the
+reader's checked span may answer (:func:`ground_answer`).
 """
 
 from __future__ import annotations
@@ -57,6 +59,12 @@ JUDGE_COVERED_YES = 0.8
 there it judges meaning it can see (on one-hop readings its P separates right from wrong, AUC
 0.84); chosen on the dev sets' own passages with and without their gold (docs/BENCHMARKS.md,
 issue 34's ninth step)."""
+AGREE_BELOW = 0.7
+"""Code's fitted confidence below which its candidate is stated only where the reader, shown the
+same best lines, gives the same answer (:func:`_confirmed`): the confidence, fitted on the shared
+set's chains, does not carry over to other questions (on one-hop dev questions it stated 33
+answers, 13 right), and the reader's agreement tells them apart (docs/BENCHMARKS.md, issue 34's
+tenth step)."""
 MAX_CANDIDATES = 6
 COMPLETE = 0.999  # a sentence's share of the question's weighted terms that leaves none out
 _AUX_WORD = r"(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would|should)"
@@ -110,18 +118,40 @@ def ground_answer(
     instead of the support gate); None is the hand-set scoring and support gate alone. Where code
     abstains on a question that asks for a span, a ``reader`` (:mod:`deepresearch.answers.reader`)
     may answer with a span of one of code's best lines; code's confidence gates it, and where that
-    turns it away a ``judge`` that says "yes" with P at least :func:`judge_bar` states it.
+    turns it away a ``judge`` that says "yes" with P at least :func:`judge_bar` states it. Where
+    code states a candidate on a fitted confidence below :data:`AGREE_BELOW`, the reader reads too:
+    the same answer confirms code's; another goes through the same gate, code's being dropped.
     ``dense`` (:mod:`deepresearch.answers.dense`) lets sentence meaning reorder the ranking."""
     frame = frame_question(question)
     pool = sentence_pool(sources)
     ranked = rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes, dense=dense)
     ranked = trusted_first(ranked, sources)
     answer = _code_answer(frame, ranked, chooser, weights)
-    if reader is None or answer.status != "abstained" or not ranked or frame.kind in ("yesno", "choice"):
+    if reader is None or not ranked or frame.kind in ("yesno", "choice"):
+        return answer
+    if answer.status != "abstained" and not unsure(answer):
         return answer
     reading = reader(frame, ranked)
+    if answer.status != "abstained":
+        if reading is not None and same_answer(reading.text, answer.text):
+            return answer
+        answer = _unconfirmed(frame, answer, ranked)
     if reading is None:
         return answer
+    return _gated_reading(frame, ranked, answer, reading, weights, judge)
+
+
+def _gated_reading(
+    frame: QuestionFrame,
+    ranked: Sequence[Ranked],
+    answer: GroundedAnswer,
+    reading: Reading,
+    weights: AnswerWeights | None,
+    judge: Judge | None,
+) -> GroundedAnswer:
+    """The reader's span as the answer line where code's confidence in it clears
+    :data:`READER_MIN_CONFIDENCE` or the judge's P("yes") :func:`judge_bar`; else ``answer`` (an
+    abstention) handing the reading over."""
     confidence, judged = answer.confidence, None
     if weights is not None:
         confidence = reading_confidence(frame, ranked, weights, reading.text)
@@ -136,6 +166,26 @@ def ground_answer(
     )
     stated = _answer(frame, reading.text, evidence, "grounded", (), "reader", confidence)
     return replace(stated, judged=None if judged is None else round(judged, 3))
+
+
+def unsure(answer: GroundedAnswer) -> bool:
+    """Code stated a candidate on a fitted confidence below :data:`AGREE_BELOW`."""
+    return answer.status == "grounded" and answer.confidence is not None and answer.confidence < AGREE_BELOW
+
+
+def _unconfirmed(frame: QuestionFrame, answer: GroundedAnswer, ranked: Sequence[Ranked]) -> GroundedAnswer:
+    """An abstention handing over code's unsure answer, which the reader did not confirm."""
+    dropped = abstain(frame, answer.support, answer.confidence)
+    return replace(dropped, turned_away=_as_reading(answer, ranked))
+
+
+def _as_reading(answer: GroundedAnswer, ranked: Sequence[Ranked]) -> Reading | None:
+    """Code's stated answer as a :class:`Reading` of the line it came from (None if none is
+    ranked: it always is)."""
+    for r in ranked:
+        if r.sentence.text == answer.sentence and r.sentence.source_id == answer.source_id:
+            return Reading(answer.text, r.sentence, r)
+    return None
 
 
 def judge_bar(frame: QuestionFrame, reading: Reading) -> float:
