@@ -61,7 +61,7 @@ there it judges meaning it can see (on one-hop readings its P separates right fr
 issue 34's ninth step)."""
 AGREE_BELOW = 0.7
 """Code's fitted confidence below which its candidate is stated only where the reader, shown the
-same best lines, gives the same answer (:func:`_confirmed`): the confidence, fitted on the shared
+same best lines, gives the same answer (:func:`ground_answer`): the confidence, fitted on the shared
 set's chains, does not carry over to other questions (on one-hop dev questions it stated 33
 answers, 13 right), and the reader's agreement tells them apart (docs/BENCHMARKS.md, issue 34's
 tenth step)."""
