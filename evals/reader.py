@@ -43,7 +43,7 @@ from answer_dev import answer_dense
 import numpy as np
 from fit_answers import Row, _open, _ranked, auc, gate_from, run_rows
 
-from deepresearch.answers.ground import unsure, ground_answer
+from deepresearch.answers.ground import ground_answer, unsure
 from deepresearch.answers.reader import (
     MAX_TOKENS,
     SCHEMA,

@@ -62,8 +62,8 @@ def _answer(row: Row, gate: AnswerWeights | None, replies: dict[str, Any] | None
         row.sources,
         weights=gate,
         dense=answer_dense(),
-        reader=_cached_reader(cached, TOP_LINES) if replies is not None else None,
-        judge=_cached_judge(cached) if replies is not None else None,
+        reader=_cached_reader(cached, TOP_LINES),
+        judge=_cached_judge(cached),
     )
     stated = got.text if got.status != "abstained" else None
     return stated, bool(stated and answer_match(stated, row.answers))
