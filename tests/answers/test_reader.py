@@ -8,9 +8,7 @@ holds, or not JSON at all.
 from __future__ import annotations
 
 import json
-import os
 import re
-from pathlib import Path
 
 import pytest
 
@@ -28,10 +26,9 @@ from deepresearch.answers.learned import confidence_gate
 from deepresearch.answers.question import frame_question
 from deepresearch.answers.reader import SHOTS, check_span, evidence_lines, judge, read
 from deepresearch.citations import Source
-from deepresearch.errors import ModelError, ModelNotAvailableError
+from deepresearch.errors import ModelError
 from deepresearch.llm.base import ModelCall
 from deepresearch.llm.embedded import EmbeddedModel
-from deepresearch.llm.model_files import installed
 from deepresearch.llm.testing import FunctionModel, JudgingModel, ScriptedModel
 from deepresearch.search.base import SearchHit
 from deepresearch.search.testing import StaticSearch
@@ -294,18 +291,6 @@ def test_a_run_with_the_reader_on_states_its_checked_span_and_cites_its_source(s
     assert "reader" in model.steps() and "reader" not in quiet.steps()
     assert result.answer.startswith("Kestrel Works Ltd") and result.answer_status == "grounded"
     assert result.answer_source_number is not None
-
-
-@pytest.fixture
-def qwen(model_cache: Path) -> EmbeddedModel:
-    """The installed reader, Qwen2.5-Coder-1.5B in llama.cpp (skipped where it is not installed,
-    unless the embedded models are required)."""
-    try:
-        return EmbeddedModel.from_name("qwen1.5b", cache_dir=model_cache, n_ctx=4096)
-    except ModelNotAvailableError as exc:
-        if os.environ.get("DEEPRESEARCH_REQUIRE_EMBEDDED") == "1" and installed("qwen1.5b"):
-            raise
-        pytest.skip(str(exc))
 
 
 def test_the_installed_reader_reads_the_second_hop_and_code_states_it(qwen: EmbeddedModel) -> None:

@@ -45,6 +45,9 @@ Reader = Callable[[QuestionFrame, Sequence[Ranked]], Reading | None]
 Judge = Callable[[QuestionFrame, Reading], float | None]
 """A model's P("yes") that a reading answers the question, from the lines it stands on
 (:func:`~deepresearch.answers.reader.judge_messages`); None when it cannot say."""
+YesNo = Callable[[QuestionFrame, Sequence[Ranked]], float | None]
+"""A model's P("yes") for a yes/no question over code's best lines
+(:func:`~deepresearch.answers.reader.weigh_yes_no`); None when it cannot say."""
 TOP_SENTENCES = 8
 READER_MIN_CONFIDENCE = 0.5
 """The score a reader's answer needs where code abstained (:func:`reading_confidence`),
@@ -65,6 +68,12 @@ same best lines, gives the same answer (:func:`ground_answer`): the confidence, 
 set's chains, does not carry over to other questions (on one-hop dev questions it stated 33
 answers, 13 right), and the reader's agreement tells them apart (docs/BENCHMARKS.md, issue 34's
 tenth step)."""
+YES_AT = 0.85
+"""The model's P("yes") that answers "yes" to an open yes/no question code leaves unanswered
+(:func:`ground_answer`). Chosen on the dev sets' yes/no questions (``evals/yes_no.py``): over
+their own lines the model's P was at least 0.87 on every "yes" and at most 0.51 on every "no";
+without the gold passages at most 0.33. Low P is never read as "no": without the passage that
+answers, the model leans to "no" as well (docs/BENCHMARKS.md, issue 34's eleventh step)."""
 MAX_CANDIDATES = 6
 COMPLETE = 0.999  # a sentence's share of the question's weighted terms that leaves none out
 _AUX_WORD = r"(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would|should)"
@@ -111,6 +120,7 @@ def ground_answer(
     reader: Reader | None = None,
     dense: Dense | None = None,
     judge: Judge | None = None,
+    yes_no: YesNo | None = None,
 ) -> GroundedAnswer:
     """The grounded answer to ``question`` from ``sources`` (see the module docstring).
     ``weights`` are a fitted scorer and abstention (:mod:`deepresearch.answers.learned`, e.g.
@@ -121,12 +131,16 @@ def ground_answer(
     turns it away a ``judge`` that says "yes" with P at least :func:`judge_bar` states it. Where
     code states a candidate on a fitted confidence below :data:`AGREE_BELOW`, the reader reads too:
     the same answer confirms code's; another goes through the same gate, code's being dropped.
+    Where code leaves an open yes/no question unanswered, ``yes_no``'s P("yes") of at least
+    :data:`YES_AT` answers "yes".
     ``dense`` (:mod:`deepresearch.answers.dense`) lets sentence meaning reorder the ranking."""
     frame = frame_question(question)
     pool = sentence_pool(sources)
     ranked = rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes, dense=dense)
     ranked = trusted_first(ranked, sources)
     answer = _code_answer(frame, ranked, chooser, weights)
+    if yes_no is not None and frame.kind == "yesno" and not frame.options and answer.status == "abstained":
+        return _weighed_yes(frame, ranked, answer, yes_no)
     if reader is None or not ranked or frame.kind in ("yesno", "choice"):
         return answer
     if answer.status != "abstained" and not unsure(answer):
@@ -166,6 +180,18 @@ def _gated_reading(
     )
     stated = _answer(frame, reading.text, evidence, "grounded", (), "reader", confidence)
     return replace(stated, judged=None if judged is None else round(judged, 3))
+
+
+def _weighed_yes(
+    frame: QuestionFrame, ranked: Sequence[Ranked], answer: GroundedAnswer, yes_no: YesNo
+) -> GroundedAnswer:
+    """ "yes" on the best line where the model's P("yes") over code's best lines reaches
+    :data:`YES_AT`; else ``answer`` (the abstention)."""
+    p_yes = yes_no(frame, ranked) if ranked else None
+    if p_yes is None or p_yes < YES_AT:
+        return answer
+    stated = _answer(frame, "yes", ranked[0], "grounded", ("yes", "no"), "reader", answer.confidence)
+    return replace(stated, judged=round(p_yes, 3))
 
 
 def unsure(answer: GroundedAnswer) -> bool:

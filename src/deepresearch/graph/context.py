@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from deepresearch.answers.dense import Dense, dense_for
-from deepresearch.answers.ground import Judge, Reader
+from deepresearch.answers.ground import Judge, Reader, YesNo
 from deepresearch.answers.learned import AnswerWeights, confidence_gate
-from deepresearch.answers.reader import YesNoModel, judge, read
+from deepresearch.answers.reader import YesNoModel, judge, read, weigh_yes_no
 from deepresearch.errors import ResearchCancelledError
 from deepresearch.llm.base import ChatModel
 from deepresearch.llm.factory import model_writes, reader_model
@@ -89,12 +89,25 @@ class ResearchContext:
         """The reader's model judging a reading that code's confidence turns away (its P("yes"),
         read from the first token), where that model gives one (the in-process runtime) and
         ``ANSWER_MIN_CONFIDENCE`` does not ask that code's confidence alone decide; else None."""
-        if self.reader is None or self.settings.answer_min_confidence is not None:
+        if self.settings.answer_min_confidence is not None:
+            return None
+        leaf = self._yes_no_model()
+        return None if leaf is None else (lambda frame, reading: judge(leaf, frame, reading))
+
+    @property
+    def answer_yes_no(self) -> YesNo | None:
+        """The reader's model answering an open yes/no question code leaves unanswered (its
+        P("yes") over code's best lines, ``ground.YES_AT``), where the reader is on and its model
+        gives that P (the in-process runtime); else None."""
+        leaf = self._yes_no_model()
+        return None if leaf is None else (lambda frame, ranked: weigh_yes_no(leaf, frame, ranked))
+
+    def _yes_no_model(self) -> YesNoModel | None:
+        """The reader's model where the reader is on and it gives P("yes") of its first token."""
+        if self.reader is None:
             return None
         leaf = self.model.leaf_for("reader") if isinstance(self.model, ModelWrapper) else self.model
-        if not isinstance(leaf, YesNoModel):
-            return None
-        return lambda frame, reading: judge(leaf, frame, reading)
+        return leaf if isinstance(leaf, YesNoModel) else None
 
     @property
     def model_chooses_role(self) -> bool:

@@ -48,6 +48,7 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
             reader=ctx.reader,
             dense=ctx.answer_dense,
             judge=ctx.answer_judge,
+            yes_no=ctx.answer_yes_no,
         )
     notices = [*state.get("fallbacks", []), *fallbacks, *state.get("notices", [])]
     report = render_report(

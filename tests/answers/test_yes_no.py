@@ -1,0 +1,108 @@
+"""Open yes/no questions in other words than their passage: code cannot match "raised" to "grew
+up", so the reader's model weighs the best lines and a sure "yes" is stated, cited to its line."""
+
+from __future__ import annotations
+
+import pytest
+
+from deepresearch import research
+from deepresearch.answers.ground import YES_AT, GroundedAnswer, ground_answer
+from deepresearch.answers.learned import confidence_gate
+from deepresearch.answers.reader import weigh_yes_no
+from deepresearch.llm.base import Message
+from deepresearch.llm.embedded import EmbeddedModel
+from deepresearch.llm.testing import JudgingModel
+from deepresearch.search.base import SearchHit
+from deepresearch.search.testing import StaticSearch
+from deepresearch.settings import Settings
+
+from .sources import src
+
+SOURCES = [
+    src(
+        1,
+        "Tessa Morrow",
+        "Tessa Morrow (born 1971) is a Welsh cellist. She grew up in Tenby and studied at the Royal "
+        "Northern College of Music.",
+    ),
+    src(2, "Tenby", "Tenby is a walled seaside town in Pembrokeshire, Wales."),
+]
+RAISED = "Was Tessa Morrow raised in Tenby?"
+
+
+def _answered(yes: float, question: str = RAISED) -> tuple[GroundedAnswer, JudgingModel]:
+    model = JudgingModel(yes=yes)
+    answer = ground_answer(
+        question,
+        SOURCES,
+        weights=confidence_gate(None),
+        yes_no=lambda frame, ranked: weigh_yes_no(model, frame, ranked),
+    )
+    return answer, model
+
+
+def test_code_alone_cannot_tell_raised_from_grew_up() -> None:
+    assert ground_answer(RAISED, SOURCES, weights=confidence_gate(None)).status == "abstained"
+
+
+def test_a_sure_yes_is_stated_and_cited_to_the_line_it_read() -> None:
+    answer, model = _answered(0.93)
+    assert (answer.text, answer.status, answer.chosen_by) == ("yes", "grounded", "reader")
+    assert answer.source_id == 1 and "grew up in Tenby" in answer.sentence and answer.judged == 0.93
+    asked = model.judged[0][-1].content
+    assert "(Tessa Morrow) Tessa Morrow (born 1971)" in asked and RAISED in asked
+
+
+@pytest.mark.parametrize("yes", [YES_AT - 0.05, 0.5, 0.02])
+def test_an_unsure_or_low_p_leaves_the_abstention(yes: float) -> None:
+    """A low P is no "no": without the passage that answers, the model leans to "no" as well."""
+    answer, model = _answered(yes)
+    assert answer.status == "abstained" and model.judged
+
+
+def test_the_model_is_not_asked_where_the_lines_miss_a_name_of_the_question() -> None:
+    """Asked about a town no line writes, the model would answer from memory, not the sources."""
+    answer, model = _answered(0.99, "Was Tessa Morrow raised in Abersoch?")
+    assert answer.status == "abstained" and not model.judged
+
+
+def test_a_question_code_answers_is_not_weighed() -> None:
+    answer, model = _answered(0.01, "Is Tenby a seaside town in Pembrokeshire?")
+    assert answer.text == "yes" and answer.chosen_by == "code" and not model.judged
+
+
+def test_a_run_with_the_reader_on_answers_yes_and_cites_the_source(settings: Settings) -> None:
+    hits = [
+        SearchHit(url=f"https://example.org/{s.id}", title=s.title, snippet=s.content or "") for s in SOURCES
+    ]
+    model = JudgingModel(yes=_sure_when_asked_yes_no)
+    result = research(
+        RAISED, settings=settings.with_overrides(answer_reader="on"), model=model,
+        search=StaticSearch(default=hits), max_web_research_loops=1,
+    )  # fmt: skip
+    assert result.answer.startswith("yes") and result.answer_status == "grounded"
+    morrow = next(s.id for s in result.sources if s.title == "Tessa Morrow")
+    assert result.answer_source_number == morrow
+
+
+def _sure_when_asked_yes_no(messages: list[Message]) -> float:
+    return 0.95 if "Reply yes or no." in messages[-1].content and "Lines:" in messages[-1].content else 0.5
+
+
+def test_the_installed_model_says_yes_over_the_line_and_not_over_a_line_that_says_otherwise(
+    qwen: EmbeddedModel,
+) -> None:
+    """The real 1.5B model: "raised" read as "grew up" clears the bar; the same question of a
+    town the line does not say stays below it (the bar is chosen on dev data, docs/BENCHMARKS.md)."""
+    yes = ground_answer(
+        RAISED, SOURCES, weights=confidence_gate(None), yes_no=lambda f, r: weigh_yes_no(qwen, f, r)
+    )
+    assert yes.text == "yes"
+    other = [*SOURCES, src(3, "Abersoch", "Abersoch is a village on the Llŷn Peninsula in Gwynedd, Wales.")]
+    no = ground_answer(
+        "Was Tessa Morrow raised in Abersoch?",
+        other,
+        weights=confidence_gate(None),
+        yes_no=lambda f, r: weigh_yes_no(qwen, f, r),
+    )
+    assert no.status == "abstained"
