@@ -106,3 +106,16 @@ def test_the_installed_model_says_yes_over_the_line_and_not_over_a_line_that_say
         yes_no=lambda f, r: weigh_yes_no(qwen, f, r),
     )
     assert no.status == "abstained"
+
+
+def test_the_yes_is_cited_to_the_line_naming_the_question_not_the_line_best_by_words() -> None:
+    question = "Was Tessa Morrow raised in a seaside town?"
+    sources = [
+        *SOURCES,
+        src(3, "Seaside resort", "A seaside town raised on tourism is called a seaside resort town."),
+    ]
+    model = JudgingModel(yes=0.9)
+    answer = ground_answer(
+        question, sources, weights=confidence_gate(None), yes_no=lambda f, r: weigh_yes_no(model, f, r)
+    )
+    assert answer.text == "yes" and answer.source_id == 1

@@ -32,7 +32,7 @@ from deepresearch.answers.features import (
 )
 from deepresearch.answers.learned import AnswerWeights
 from deepresearch.answers.question import AnswerKind, QuestionFrame, frame_question
-from deepresearch.answers.reader import Reading, names_covered, names_question, same_answer
+from deepresearch.answers.reader import TOP_LINES, Reading, names_covered, names_question, same_answer
 from deepresearch.citations import Source
 from deepresearch.lexicon import ATTRIBUTE_NOUNS, INNER_NAME_WORD
 from deepresearch.report_text import HEADINGS
@@ -185,12 +185,15 @@ def _gated_reading(
 def _weighed_yes(
     frame: QuestionFrame, ranked: Sequence[Ranked], answer: GroundedAnswer, yes_no: YesNo
 ) -> GroundedAnswer:
-    """ "yes" on the best line where the model's P("yes") over code's best lines reaches
-    :data:`YES_AT`; else ``answer`` (the abstention)."""
+    """ "yes" where the model's P("yes") over code's best lines reaches :data:`YES_AT`, cited to
+    the best of those lines that writes the most of the question's names (the best line by words
+    may be about something else); else ``answer`` (the abstention)."""
     p_yes = yes_no(frame, ranked) if ranked else None
     if p_yes is None or p_yes < YES_AT:
         return answer
-    stated = _answer(frame, "yes", ranked[0], "grounded", ("yes", "no"), "reader", answer.confidence)
+    shown = ranked[:TOP_LINES]
+    cited = max(shown, key=lambda r: len(frame.names & r.sentence.all_terms))
+    stated = _answer(frame, "yes", cited, "grounded", ("yes", "no"), "reader", answer.confidence)
     return replace(stated, judged=round(p_yes, 3))
 
 
