@@ -5,6 +5,11 @@ from __future__ import annotations
 import pytest
 
 from deepresearch.answers.candidates import candidates
+from deepresearch.answers.evidence import sentence_pool
+from deepresearch.answers.features import person_subjects
+from deepresearch.text import key_stems
+
+from .sources import src
 
 
 @pytest.mark.parametrize(
@@ -42,3 +47,23 @@ def test_every_candidate_is_text_of_its_sentence() -> None:
     for kind in ("person", "place", "entity", "date", "number"):
         for found in candidates(sentence, kind):
             assert found in sentence
+
+
+def test_a_page_that_opens_with_a_life_is_a_persons_page() -> None:
+    """ "Name (born …" or a life dated by its month, then "is"/"was": the name is a person's."""
+    pool = sentence_pool(
+        [
+            src(
+                1, "Odell Prane", "Odell Prane (March 3, 1889 – June 2, 1961) was an American film director."
+            ),
+            src(2, "Ines Valo", "Ines Valo (born 1970) is a Finnish architect."),
+            src(3, "Harlan County", "Harlan County (founded 1819) is a county in Kentucky."),
+            src(4, "Fort Lusk", "Fort Lusk (1861–1865) was a Union fort."),
+        ]
+    )
+    people = person_subjects(pool)
+    assert frozenset(key_stems("Odell Prane")) in people and frozenset(key_stems("Ines Valo")) in people
+    assert (
+        frozenset(key_stems("Harlan County")) not in people
+        and frozenset(key_stems("Fort Lusk")) not in people
+    )

@@ -123,6 +123,33 @@ def test_a_bare_year_is_no_answer_to_a_question_that_asks_for_a_firm() -> None:
     assert reading is not None and reading.text == "1931"
 
 
+DIRECTOR = [
+    src(
+        1,
+        "The Copper Gull",
+        "The Copper Gull is a 1923 silent drama film directed by Odell Prane and starring Vera Lusk.",
+    ),
+    src(
+        2,
+        "Odell Prane",
+        "Odell Prane (March 3, 1889 – June 2, 1961) was an American film director of the silent era. He "
+        "directed 30 films between 1915 and 1926. He was born in Harlan County, Kentucky.",
+    ),
+]
+
+
+def test_the_director_a_line_names_is_no_answer_to_where_he_was_born() -> None:
+    """The person whose page the lines open is the bridge of a "where" question, not the place:
+    a small model copies his name when it cannot find his birthplace."""
+    frame, ranked = _ranked_over("Where was the man who made The Copper Gull born?", DIRECTOR)
+    assert read(ScriptedModel({"reader": _reply("Odell Prane", [1])}), frame, ranked) is None
+    reading = read(ScriptedModel({"reader": _reply("Harlan County, Kentucky", [1, 3])}), frame, ranked)
+    assert reading is not None and reading.text == "Harlan County, Kentucky"
+    frame, ranked = _ranked_over("Who directed The Copper Gull?", DIRECTOR)
+    reading = read(ScriptedModel({"reader": _reply("Odell Prane", [1])}), frame, ranked)
+    assert reading is not None and reading.text == "Odell Prane"
+
+
 @pytest.mark.parametrize(
     ("said", "written"),
     [("Kestrel Works", "Kestrel Works"), ("Kestrel Ltd", "Kestrel Works Ltd"), ("gliders maker", None)],

@@ -15,7 +15,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from deepresearch.answers.candidates import YEAR, candidates, names
@@ -27,6 +27,7 @@ from deepresearch.answers.question import AnswerKind, QuestionFrame
 from deepresearch.lexicon import (
     ATTRIBUTE_NOUNS,
     CONNECTORS,
+    MONTH,
     NATIONALITIES,
     PERSON_PRONOUNS,
     PERSONAL_PRONOUNS,
@@ -130,12 +131,15 @@ def occurrences(frame: QuestionFrame, ranked: Sequence[Ranked]) -> list[Occurren
     question = set(frame.terms)
     near = with_stand_ins(set(frame.focus) or question, frame, ranked)
     bridges = [frozenset(key_stems(r.bridge)) for r in ranked[:3] if r.bridge]
+    people = person_subjects(r.sentence for r in ranked) if frame.kind == "place" else frozenset()
     found: list[Occurrence] = []
     for rank, evidence in enumerate(ranked):
         for cand in dict.fromkeys(_spans(evidence.sentence, frame, question)):
             terms = set(key_stems(cand))
-            if not _is_question_text(cand, terms, question, frame) and not _unitless_measure(
-                cand, frame, evidence.sentence.text
+            if (
+                not _is_question_text(cand, terms, question, frame)
+                and not _unitless_measure(cand, frame, evidence.sentence.text)
+                and frozenset(terms) not in people
             ):
                 found.append(_occurrence(cand, terms, frame, evidence, rank, near, bridges))
     holding = Counter(o.text for o in found)
@@ -583,6 +587,26 @@ def looks_like_person(cand: str) -> bool:
         and not named_non_person(cand)
         and words[-1].lower() not in NATIONALITIES
     )
+
+
+_LIFE = re.compile(
+    rf"^(?P<name>[^()]{{2,80}}?)\s*\((?:[^()]*\bborn\b|[^()]*\b{MONTH}\b[^()]*\b{YEAR}\b)[^()]*\)\s+(?:is|was)\b"
+)
+
+
+def person_subjects(sentences: Iterable[Sentence]) -> frozenset[frozenset[str]]:
+    """The people whose pages ``sentences`` open (each as its stems, as the opening and as the
+    page's title write it): a sentence that starts with the page's name, then a parenthesis that
+    says "born" or dates a life by its month, then "is" or "was" ("Ada Venn (4 May 1901 – 1977)
+    was a painter"). Such a name answers no "where" question: asked for the birthplace of a
+    film's director, the director's own name is the bridge, not the place."""
+    people: set[frozenset[str]] = set()
+    for sentence in sentences:
+        match = _LIFE.match(sentence.text)
+        opened = frozenset(key_stems(match["name"])) if match else frozenset()
+        if opened & sentence.title_terms:
+            people |= {opened, frozenset(key_stems(sentence.subject))}
+    return frozenset(people)
 
 
 def named_non_person(cand: str) -> bool:

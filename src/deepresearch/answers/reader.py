@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from deepresearch.answers.evidence import Ranked, Sentence
-from deepresearch.answers.features import named_non_person
+from deepresearch.answers.features import named_non_person, person_subjects
 from deepresearch.answers.question import QuestionFrame
 from deepresearch.errors import ModelError
 from deepresearch.llm.base import ChatModel, Message
@@ -265,7 +265,7 @@ def check_span(
         return None
     if _is_question_words(answer, frame):
         return other_end(frame, answer, named, said)
-    if not _kind_fits(answer, frame):
+    if not _kind_fits(answer, frame) or _person_for_place(answer, frame, lines):
         return None
     for find in (_span_in, _near_span):
         for sentence, ranked in [*named, *lines]:
@@ -305,6 +305,14 @@ def _kind_fits(answer: str, frame: QuestionFrame) -> bool:
     """A bare number or year ("1846", "143") answers only a question that asks for a number or a
     date: a small model copies the year of a line when it cannot find the person or thing asked."""
     return frame.kind in ("number", "date") or _LETTER.search(answer) is not None
+
+
+def _person_for_place(answer: str, frame: QuestionFrame, lines: Sequence[tuple[Sentence, Ranked]]) -> bool:
+    """A "where" answer that is a person whose page the lines open (:func:`person_subjects`): a
+    small model copies the bridge (the director) when it cannot find the place (his birthplace)."""
+    if frame.kind != "place":
+        return False
+    return frozenset(key_stems(answer)) in person_subjects(s for s, _ in lines)
 
 
 def _span_in(answer: str, text: str) -> str | None:
