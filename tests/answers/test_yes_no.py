@@ -83,6 +83,12 @@ def test_a_run_with_the_reader_on_answers_yes_and_cites_the_source(settings: Set
     assert result.answer.startswith("yes") and result.answer_status == "grounded"
     morrow = next(s.id for s in result.sources if s.title == "Tessa Morrow")
     assert result.answer_source_number == morrow
+    strict = JudgingModel(yes=_sure_when_asked_yes_no)
+    held = research(
+        RAISED, settings=settings.with_overrides(answer_reader="on", answer_min_confidence=0.6), model=strict,
+        search=StaticSearch(default=hits), max_web_research_loops=1,
+    )  # fmt: skip
+    assert held.answer_status == "abstained" and not strict.judged
 
 
 def _sure_when_asked_yes_no(messages: list[Message]) -> float:

@@ -89,22 +89,22 @@ class ResearchContext:
         """The reader's model judging a reading that code's confidence turns away (its P("yes"),
         read from the first token), where that model gives one (the in-process runtime) and
         ``ANSWER_MIN_CONFIDENCE`` does not ask that code's confidence alone decide; else None."""
-        if self.settings.answer_min_confidence is not None:
-            return None
         leaf = self._yes_no_model()
         return None if leaf is None else (lambda frame, reading: judge(leaf, frame, reading))
 
     @property
     def answer_yes_no(self) -> YesNo | None:
         """The reader's model answering an open yes/no question code leaves unanswered (its
-        P("yes") over code's best lines, ``ground.YES_AT``), where the reader is on and its model
-        gives that P (the in-process runtime); else None."""
+        P("yes") over code's best lines, ``ground.YES_AT``), where the reader is on, its model
+        gives that P (the in-process runtime) and ``ANSWER_MIN_CONFIDENCE`` does not ask that
+        code's confidence alone decide; else None."""
         leaf = self._yes_no_model()
         return None if leaf is None else (lambda frame, ranked: weigh_yes_no(leaf, frame, ranked))
 
     def _yes_no_model(self) -> YesNoModel | None:
-        """The reader's model where the reader is on and it gives P("yes") of its first token."""
-        if self.reader is None:
+        """The reader's model where the reader is on, it gives P("yes") of its first token, and
+        no ``ANSWER_MIN_CONFIDENCE`` asks that code's confidence alone decide."""
+        if self.reader is None or self.settings.answer_min_confidence is not None:
             return None
         leaf = self.model.leaf_for("reader") if isinstance(self.model, ModelWrapper) else self.model
         return leaf if isinstance(leaf, YesNoModel) else None
