@@ -39,11 +39,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from answer_dev import answer_dense
 import numpy as np
+from answer_dev import answer_dense
 from fit_answers import Row, _open, _ranked, auc, gate_from, run_rows
 
-from deepresearch.answers.ground import ground_answer, unsure
+from deepresearch.answers.ground import GroundedAnswer, ground_answer, unsure
 from deepresearch.answers.reader import (
     MAX_TOKENS,
     SCHEMA,
@@ -113,7 +113,9 @@ def _proposals(
         out[reading.text] = reading_lines(reading)
     if reader_only:
         return out
-    loose = ground_answer(row.question, row.sources, weights=replace(gate, threshold=0.0), dense=answer_dense())
+    loose = ground_answer(
+        row.question, row.sources, weights=replace(gate, threshold=0.0), dense=answer_dense()
+    )
     if loose.status != "abstained" and loose.text not in out:
         out[loose.text] = [t for t in (loose.via_sentence, loose.sentence) if t]
     return out
@@ -189,14 +191,7 @@ def policies(
         row.question, row.sources, weights=gate, dense=answer_dense(), reader=_cached_reader(cached, top)
     )
     before_text = before.text if before.status != "abstained" else None
-    shipped = ground_answer(
-        row.question,
-        row.sources,
-        weights=gate,
-        dense=answer_dense(),
-        reader=_cached_reader(cached, top),
-        judge=_cached_judge(cached),
-    )
+    shipped = replayed(row, gate, cached, top)
     pick = max((a for a in (best, reader) if a), key=lambda a: _p_yes(cached, a), default=None)
     judged: dict[str, str | None] = {}
     for at in sorted({judge_at, 0.5, 0.7, 0.8, 0.9, 0.95}):
@@ -233,6 +228,19 @@ def _sure(cached: dict[str, Any] | None, answer: str, floor: float) -> bool:
     return got is not None and got[1] >= floor
 
 
+def replayed(row: Row, gate: Any, cached: dict[str, Any] | None, top: int = TOP_LINES) -> GroundedAnswer:
+    """The product's answer step on ``row`` with the reader's reply and the judge's P(yes)
+    replayed from ``cached`` (none cached: no reader)."""
+    return ground_answer(
+        row.question,
+        row.sources,
+        weights=gate,
+        dense=answer_dense(),
+        reader=_cached_reader(cached, top),
+        judge=_cached_judge(cached),
+    )
+
+
 def _cached_reader(cached: dict[str, Any] | None, top: int) -> Any:
     """A reader for :func:`ground_answer` that replays the cached reply over the lines it is given
     (the product's gate on the reader: ``ground.reading_confidence``)."""
@@ -261,14 +269,18 @@ def score(args: argparse.Namespace, sets: dict[str, list[Row]]) -> None:
         for row in rows:
             for answer, p_yes in (cache.get(row.qid) or {}).get("judged", {}).items():
                 marks.append((p_yes, bool(answer_match(answer, row.answers))))
-            for policy, answer in policies(row, cache.get(row.qid), args.top, gate, args.floor, args.judge_at).items():
+            for policy, answer in policies(
+                row, cache.get(row.qid), args.top, gate, args.floor, args.judge_at
+            ).items():
                 counts = table.setdefault(policy, [0, 0, 0])
                 counts[0] += 1
                 counts[1] += answer is not None
                 counts[2] += bool(answer and answer_match(answer, row.answers))
         if marks and 0 < sum(m[1] for m in marks) < len(marks):
             scores, labels = np.array([m[0] for m in marks]), np.array([m[1] for m in marks], dtype=float)
-            print(f"{name:12} judged answers {len(marks)}, right {int(labels.sum())}, AUC of P(yes) {auc(scores, labels):.3f}")
+            print(
+                f"{name:12} judged answers {len(marks)}, right {int(labels.sum())}, AUC of P(yes) {auc(scores, labels):.3f}"
+            )
         for policy, (n, answered, right) in table.items():
             precision = right / answered if answered else 0.0
             print(

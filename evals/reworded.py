@@ -29,13 +29,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from answer_dev import EVAL, OUT, answer_dense, rows_from_runs
+from answer_dev import EVAL, OUT, rows_from_runs
 from fit_answers import Row, gate_from, run_rows
-from reader import _cached_judge, _cached_reader
+from reader import replayed
 
-from deepresearch.answers.ground import ground_answer
 from deepresearch.answers.learned import AnswerWeights
-from deepresearch.answers.reader import TOP_LINES
 from deepresearch.evaluation.scoring import answer_match, normalize_answer
 
 REWORDINGS = Path(__file__).resolve().parent / "data" / "rewordings_dev.jsonl"
@@ -56,15 +54,7 @@ def write() -> Path:
 
 
 def _answer(row: Row, gate: AnswerWeights | None, replies: dict[str, Any] | None) -> tuple[str | None, bool]:
-    cached = (replies or {}).get(row.qid)
-    got = ground_answer(
-        row.question,
-        row.sources,
-        weights=gate,
-        dense=answer_dense(),
-        reader=_cached_reader(cached, TOP_LINES),
-        judge=_cached_judge(cached),
-    )
+    got = replayed(row, gate, (replies or {}).get(row.qid))
     stated = got.text if got.status != "abstained" else None
     return stated, bool(stated and answer_match(stated, row.answers))
 

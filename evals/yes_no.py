@@ -26,7 +26,6 @@ from contexts import DATA, DEMO_CORPUS, sets
 from fit_answers import Row, doc_sources, gate_from, load_corpus
 
 from deepresearch.answers.ground import GroundedAnswer, ground_answer
-from deepresearch.answers.question import frame_question
 from deepresearch.answers.reader import weigh_yes_no
 from deepresearch.evaluation.scoring import answer_match
 from deepresearch.llm.base import Message
@@ -118,7 +117,9 @@ def tally(rows: Sequence[Row], model: CachedYesNo, show: bool) -> dict[str, int]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("model", help="an embedded model name (qwen1.5b)")
     parser.add_argument("--half", choices=["dev", "test"], default="dev")
     parser.add_argument("--cache", type=Path, default=Path("evals/out/yes_no_cache.json"))
