@@ -20,7 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from deepresearch.answers.candidates import DATE, NUMBER, YEAR, candidates, names
+from deepresearch.answers import compare
+from deepresearch.answers.candidates import NUMBER, candidates
 from deepresearch.answers.dense import Dense
 from deepresearch.answers.evidence import Ranked, Sentence, rank_sentences, sentence_pool
 from deepresearch.answers.features import (
@@ -76,14 +77,11 @@ without the gold passages at most 0.33. Low P is never read as "no": without the
 answers, the model leans to "no" as well (docs/BENCHMARKS.md, issue 34's eleventh step)."""
 MAX_CANDIDATES = 6
 COMPLETE = 0.999  # a sentence's share of the question's weighted terms that leaves none out
-_AUX_WORD = r"(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would|should)"
-_EARLY = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before)\b", re.IGNORECASE)
 _UNKNOWN = re.compile(
     r"\b(?:do(?:es)? not (?:say|state|mention|answer)|not (?:found|stated|mentioned|known)|unknown|"
     r"no (?:source|information|evidence))\b",
     re.IGNORECASE,
 )
-_LATE = re.compile(r"\b(?:later|latest|younger|youngest|newer|newest|most recent|last)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -138,7 +136,7 @@ def ground_answer(
     pool = sentence_pool(sources)
     ranked = rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes, dense=dense)
     ranked = trusted_first(ranked, sources)
-    answer = _code_answer(frame, ranked, chooser, weights)
+    answer = _code_answer(frame, ranked, pool, chooser, weights)
     if yes_no is not None and frame.kind == "yesno" and not frame.options and answer.status == "abstained":
         return _weighed_yes(frame, ranked, answer, yes_no)
     if reader is None or not ranked or frame.kind in ("yesno", "choice"):
@@ -259,12 +257,16 @@ def trusted_first(ranked: Sequence[Ranked], sources: Sequence[Source]) -> list[R
 
 
 def _code_answer(
-    frame: QuestionFrame, ranked: Sequence[Ranked], chooser: Chooser | None, weights: AnswerWeights | None
+    frame: QuestionFrame,
+    ranked: Sequence[Ranked],
+    pool: Sequence[Sentence],
+    chooser: Chooser | None,
+    weights: AnswerWeights | None,
 ) -> GroundedAnswer:
     if frame.kind in ("yesno", "choice") and frame.options and ranked:
-        return _decide(frame, ranked)
+        return _decide(frame, ranked, pool)
     if frame.kind == "yesno" and ranked:
-        return _open_yes_no(frame, ranked)
+        return _open_yes_no(frame, ranked, pool)
     if not ranked:
         return abstain(frame, 0.0)
     if weights is None and not supported(frame, ranked[0]):
@@ -386,93 +388,27 @@ def _choose(
     return names[0], "code"
 
 
-def _decide(frame: QuestionFrame, ranked: Sequence[Ranked]) -> GroundedAnswer:
-    """Choice and yes/no questions: each option's best sentence decides (dates compared for
-    "which came first"; a property every option's sentences share for "are both …"); an option
-    no source speaks of means the sources do not say."""
-    per_option = [_option_evidence(option, ranked) for option in frame.options]
-    if not all(per_option):
+def _decide(frame: QuestionFrame, ranked: Sequence[Ranked], pool: Sequence[Sentence]) -> GroundedAnswer:
+    """Choice and yes/no questions naming their options: what :mod:`deepresearch.answers.compare`
+    reads from each option's page decides; where it cannot, the sources do not say."""
+    decision = compare.decide(frame, ranked, pool)
+    if decision is None:
         return abstain(frame, 0.0)
-    if frame.kind == "yesno":
-        return _yes_no(frame, per_option)
-    order = _by_date(frame, per_option)
-    pick = (
-        order if order is not None else max(range(len(per_option)), key=lambda i: _best_score(per_option[i]))
-    )
-    evidence = per_option[pick][0] if per_option[pick] else ranked[0]
-    return _answer(frame, frame.options[pick], evidence, "grounded", frame.options)
+    return _answer(frame, decision.text, decision.evidence, "grounded", decision.names)
 
 
-def _open_yes_no(frame: QuestionFrame, ranked: Sequence[Ranked]) -> GroundedAnswer:
+def _open_yes_no(frame: QuestionFrame, ranked: Sequence[Ranked], pool: Sequence[Sentence]) -> GroundedAnswer:
     """A yes/no question naming no pair of options: "Did A … before B?" compares the two names'
     dates; otherwise "yes" when one supported sentence holds every term of the question ("Is
     Sumiswald in the canton of Bern?"), else the sources do not say (absence proves no "no")."""
-    pair = [n for n in (_strip_aux(n) for n in names(frame.text)) if n][:2]
-    if (_EARLY.search(frame.text) or _LATE.search(frame.text)) and len(pair) == 2:
-        per_option = [_option_evidence(option, ranked) for option in pair]
-        order = _by_date(frame, per_option) if all(per_option) else None
-        if order is not None:
-            return _answer(frame, "yes" if order == 0 else "no", per_option[0][0], "grounded", ("yes", "no"))
+    decision = compare.before(frame, ranked, pool)
+    if decision is not None:
+        return _answer(frame, decision.text, decision.evidence, "grounded", decision.names)
     asked = set(frame.evidence_terms)
     for evidence in ranked[:TOP_SENTENCES]:
         if asked and asked <= evidence.sentence.all_terms and supported(frame, evidence):
             return _answer(frame, "yes", evidence, "grounded", ("yes", "no"))
     return abstain(frame, ranked[0].coverage)
-
-
-def _strip_aux(name: str) -> str:
-    """A name without the auxiliary that opened the question ("Did Greece" → "Greece")."""
-    words = name.split()
-    if words and re.fullmatch(_AUX_WORD, words[0], re.IGNORECASE):
-        words = words[1:]
-    return " ".join(words)
-
-
-def _option_evidence(option: str, ranked: Sequence[Ranked]) -> list[Ranked]:
-    terms = set(key_stems(option))
-    return [r for r in ranked if terms and terms <= r.sentence.all_terms]
-
-
-def _best_score(evidence: Sequence[Ranked]) -> float:
-    return evidence[0].score if evidence else 0.0
-
-
-def _by_date(frame: QuestionFrame, per_option: Sequence[Sequence[Ranked]]) -> int | None:
-    early, late = _EARLY.search(frame.text), _LATE.search(frame.text)
-    if not (early or late):
-        return None
-    years = [_first_year(evidence) for evidence in per_option]
-    if any(y is None for y in years):
-        return None
-    known = [y for y in years if y is not None]
-    target = min(known) if early else max(known)
-    return known.index(target)
-
-
-def _first_year(evidence: Sequence[Ranked]) -> int | None:
-    for r in evidence[:3]:
-        for match in DATE.finditer(r.sentence.text):
-            digits = re.search(YEAR, match.group(0))
-            if digits:
-                return int(digits.group(0))
-    return None
-
-
-def _yes_no(frame: QuestionFrame, per_option: Sequence[Sequence[Ranked]]) -> GroundedAnswer:
-    """Yes when every option's passage holds the property the question asks about; else no."""
-    option_terms = {t for o in frame.options for t in key_stems(o)}
-    asked = [t for t in frame.terms if t not in option_terms and t not in ("both", "same")]
-    holds = [bool(ev) and all(t in _passage_terms(ev) for t in asked) for ev in per_option]
-    same = bool(re.search(r"\bsame\b", frame.text, re.IGNORECASE))
-    answer = "yes" if asked and all(holds) and not same else "no"
-    evidence = next((ev[0] for ev in per_option if ev), None)
-    if evidence is None:
-        return abstain(frame, 0.0)
-    return _answer(frame, answer, evidence, "grounded", ("yes", "no"))
-
-
-def _passage_terms(evidence: Sequence[Ranked]) -> set[str]:
-    return {t for r in evidence[:4] for t in r.sentence.all_terms}
 
 
 def _answer(

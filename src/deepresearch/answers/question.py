@@ -148,12 +148,15 @@ def _type_modifiers(text: str, noun: str | None) -> frozenset[str]:
 
 
 def _named_part(option: str) -> str:
-    """An option without the verb the question put after its name: "Jingdezhen lie" in "do
-    Nantong and Jingdezhen lie in the same province" is "Jingdezhen" (a name, then only
-    lower-case words); an option that is not a name is kept whole."""
+    """An option without the words the question put around its name: "Jingdezhen lie" in "do
+    Nantong and Jingdezhen lie in the same province" is "Jingdezhen", and "directors of films
+    Target Zero" is "Target Zero" (lower-case words, a name, lower-case words); an option that is
+    not a name is kept whole."""
     first = next(iter(names(option)), "")
-    rest = option[len(first) :].split() if first and option.startswith(first) else []
-    return first if rest and all(w.islower() for w in rest) else option
+    at = option.find(first) if first else -1
+    around = (option[:at] + " " + option[at + len(first) :]).split() if at >= 0 else []
+    words = [w.strip(",;:") for w in around]
+    return first if words and all(w.islower() for w in words if w) else option
 
 
 def _named(text: str) -> tuple[str, ...]:

@@ -1,0 +1,331 @@
+"""Questions that compare two named things: "Who was born first, A or B?", "Which film came out
+later, A or B?", "Are A and B from the same country?", "Are A and B both painters?".
+
+Each option's own page is found among the sentences read (the passage whose title names it, in
+the page's order; else the ranked sentences that name it), and what the question compares is read
+from that page:
+
+- a life's years (its opening "(4 May 1901 – 1977)" or "born …") where the question asks who was
+  born or died first, is older or younger, or lived longer;
+- the first year the page writes where it asks what came first or last ("released", "founded");
+- the nationalities its first describing sentence names ("a 1977 American drama film") where it
+  asks whether both are of the same country or nationality;
+- whether each page holds the property asked ("both sailing dinghies").
+
+Where the question compares a related person ("Which film has the director who was born
+first?"), that person is the one the option's page names whose own page was read.
+
+Where the pages do not say what is compared, there is no decision and the answer line abstains.
+Before, an unknown order fell back to the better-ranked option, a film's year stood in for its
+director's birth, and "the same …?" always answered "no"; on the dev sets' comparisons those
+guesses were wrong more often than right (docs/BENCHMARKS.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from deepresearch.answers.candidates import DATE, YEAR, names
+from deepresearch.answers.evidence import Ranked, Sentence
+from deepresearch.answers.features import person_subjects
+from deepresearch.answers.question import QuestionFrame
+from deepresearch.lexicon import DEMONYM_ENDINGS, NATIONALITIES
+from deepresearch.text import key_stems
+
+EARLY = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before)\b", re.IGNORECASE)
+LATE = re.compile(
+    r"\b(?:later|latest|younger|youngest|newer|newest|most recent|more recent(?:ly)?|last)\b", re.IGNORECASE
+)
+_LONGER = re.compile(r"\b(?:lived longer|longer life|longest life|lived the longest)\b", re.IGNORECASE)
+_ASKS_LIFE = re.compile(r"\b(?:born|birth|died|die|death|older|oldest|younger|youngest)\b", re.IGNORECASE)
+_ASKS_BORN_OR_DIED = re.compile(r"\b(?:born|birth|died|die|death)\b", re.IGNORECASE)
+_ASKS_DEATH = re.compile(r"\b(?:died|die|death)\b", re.IGNORECASE)
+_SAME = re.compile(r"\bsame\b", re.IGNORECASE)
+_ASKS_BELONGING = re.compile(r"\b(?:nationality|nationalities|country|countries|citizens?)\b", re.IGNORECASE)
+_RELATED = re.compile(
+    r"\b([a-z]+?)s?\s+of\s+(?:the\s+)?(?:films?|movies?|songs?|books?|albums?|novels?)\b"
+    r"|\b(?:has|had|with|by)\s+(?:the\s+)?([a-z]+)\b(?=\s+(?:who|that|is|was|born|died|die)\b)"
+    r"|\bwhose\s+([a-z]+)\b",
+    re.IGNORECASE,
+)
+_AUX_WORD = r"(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would|should)"
+_PARENTHESIS = re.compile(r"\(([^()]*)\)")
+_OPENING_PARENTHESIS = re.compile(r"^[^()]{2,80}?\(([^()]*)\)")
+_BORN = re.compile(rf"\bborn\b[^.;()]*?\b({YEAR})\b")
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
+_NOT_BELONGING = frozenset(
+    ["african", "asian", "european", "catholic", "christian", "democrat", "democratic", "jewish"]
+    + ["muslim", "republican", "roman", "latin"]
+)
+_PAGE_LINES = 8
+"""How many of a page's sentences are read for what is compared: a life or a nationality is
+written where the page opens."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The option (or "yes"/"no") the sources decide, and the line that decides it."""
+
+    text: str
+    evidence: Ranked
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Page:
+    name: str
+    sentences: tuple[Sentence, ...]
+
+
+def decide(frame: QuestionFrame, ranked: Sequence[Ranked], pool: Sequence[Sentence]) -> Decision | None:
+    """The option a choice question's sources decide, or "yes"/"no" for "are A and B both …" and
+    "… the same …"; None where an option is not read or its page does not say what is compared."""
+    per_option = [option_evidence(option, ranked) for option in frame.options]
+    if not all(per_option):
+        return None
+    pages = [_page(o, evidence, pool) for o, evidence in zip(frame.options, per_option, strict=True)]
+    if frame.kind == "yesno":
+        return _same(frame, pages, ranked, pool) if _SAME.search(frame.text) else _both(frame, per_option)
+    if not _asks_order(frame.text):
+        return _holding(frame, per_option)
+    pick = ordered(frame, pages, ranked, pool)
+    if pick is None:
+        return None
+    index, line = pick
+    return Decision(frame.options[index], _cited(line, per_option[index][0]), frame.options)
+
+
+def _asks_order(text: str) -> bool:
+    return any(p.search(text) for p in (EARLY, LATE, _LONGER))
+
+
+def _holding(frame: QuestionFrame, per_option: Sequence[Sequence[Ranked]]) -> Decision | None:
+    """ "Which was halted by a flood, A or B?": the one option whose passage holds every term
+    asked; None where both or neither do (a "larger" or "more" no single passage decides)."""
+    holds = [i for i, ev in enumerate(per_option) if _holds_asked(frame, ev)]
+    if len(holds) != 1:
+        return None
+    return Decision(frame.options[holds[0]], per_option[holds[0]][0], frame.options)
+
+
+def before(frame: QuestionFrame, ranked: Sequence[Ranked], pool: Sequence[Sentence]) -> Decision | None:
+    """ "Did A … before B?" (a yes/no question naming no pair of options): "yes" when the first
+    name's date comes first; None when the question does not ask an order or a date is not read."""
+    pair = [n for n in (_strip_aux(n) for n in names(frame.text)) if n][:2]
+    if not (EARLY.search(frame.text) or LATE.search(frame.text)) or len(pair) != 2:
+        return None
+    per_option = [option_evidence(option, ranked) for option in pair]
+    if not all(per_option):
+        return None
+    pages = [_page(option, evidence, pool) for option, evidence in zip(pair, per_option, strict=True)]
+    pick = ordered(frame, pages, ranked, pool)
+    if pick is None:
+        return None
+    return Decision("yes" if pick[0] == 0 else "no", _cited(pick[1], per_option[0][0]), ("yes", "no"))
+
+
+def ordered(
+    frame: QuestionFrame, pages: Sequence[_Page], ranked: Sequence[Ranked], pool: Sequence[Sentence]
+) -> tuple[int, Sentence] | None:
+    """The index of the page the question's order picks (first, last, lived longer) and the line
+    that dates it; None where the question asks no order or the pages do not date what it asks."""
+    early, late, longer = EARLY.search(frame.text), LATE.search(frame.text), _LONGER.search(frame.text)
+    if not (early or late or longer):
+        return None
+    people = _related(frame, pages, pool) if longer or _ASKS_LIFE.search(frame.text) else None
+    lives = [_life(page) for page in people] if people is not None else []
+    if lives and all(life is not None for life in lives):
+        return _by_life(frame, [life for life in lives if life is not None], bool(early), bool(longer))
+    if longer or _ASKS_BORN_OR_DIED.search(frame.text) or _related_noun(frame.text):
+        return None
+    years = [_first_year(page) for page in pages]
+    if any(y is None for y in years):
+        return None
+    return _pick([y for y in years if y is not None], bool(early))
+
+
+def _by_life(
+    frame: QuestionFrame, lives: Sequence[tuple[int, int | None, Sentence]], early: bool, longer: bool
+) -> tuple[int, Sentence] | None:
+    if longer or _ASKS_DEATH.search(frame.text):
+        if any(death is None for _, death, _ in lives):
+            return None
+        if longer:
+            spans = [(death or born) - born for born, death, _ in lives]
+            return _pick([(span, line) for span, (_, _, line) in zip(spans, lives, strict=True)], early=False)
+        return _pick([(death or 0, line) for _, death, line in lives], early)
+    return _pick([(born, line) for born, _, line in lives], early)
+
+
+def _pick(values: Sequence[tuple[int, Sentence]], early: bool) -> tuple[int, Sentence] | None:
+    """The first (``early``) or last value's index and line; None on a tie."""
+    numbers = [v for v, _ in values]
+    target = min(numbers) if early else max(numbers)
+    if numbers.count(target) > 1:
+        return None
+    index = numbers.index(target)
+    return index, values[index][1]
+
+
+def _same(
+    frame: QuestionFrame, pages: Sequence[_Page], ranked: Sequence[Ranked], pool: Sequence[Sentence]
+) -> Decision | None:
+    """ "Are A and B from the same country?": "yes" when their pages (or their related people's)
+    name a nationality in common, "no" when both name one and none is shared; None for any other
+    "same …" (a length, a province), which no page's opening says."""
+    if not _ASKS_BELONGING.search(frame.text):
+        return None
+    people = _related(frame, pages, pool)
+    found = [_belonging(page) for page in people] if people is not None else []
+    if not found or any(f is None for f in found):
+        return None
+    read = [f for f in found if f is not None]
+    answer = "yes" if frozenset.intersection(*(nations for nations, _ in read)) else "no"
+    return Decision(answer, _cited(read[0][1], ranked[0]), ("yes", "no"))
+
+
+def _both(frame: QuestionFrame, per_option: Sequence[Sequence[Ranked]]) -> Decision:
+    """Yes when every option's passage holds the property the question asks about; else no."""
+    answer = "yes" if all(_holds_asked(frame, ev) for ev in per_option) else "no"
+    return Decision(answer, per_option[0][0], ("yes", "no"))
+
+
+def _holds_asked(frame: QuestionFrame, evidence: Sequence[Ranked]) -> bool:
+    """The option's passage holds every term of the question but the options' own."""
+    option_terms = {t for o in frame.options for t in key_stems(o)}
+    asked = [t for t in frame.terms if t not in option_terms and t != "both"]
+    held = _passage_terms(evidence)
+    return bool(asked) and all(t in held for t in asked)
+
+
+def option_evidence(option: str, ranked: Sequence[Ranked]) -> list[Ranked]:
+    """The ranked lines that hold every term of ``option``."""
+    terms = set(key_stems(option))
+    return [r for r in ranked if terms and terms <= r.sentence.all_terms]
+
+
+def _page(option: str, evidence: Sequence[Ranked], pool: Sequence[Sentence]) -> _Page:
+    """The option's own page in its order: the passage whose title holds the option's terms and
+    the fewest others ("Science News" before "Science News for Students"); else its ranked lines."""
+    terms = set(key_stems(option))
+    titled = [s for s in pool if terms <= s.title_terms]
+    if not titled:
+        return _Page(option, tuple(r.sentence for r in evidence))
+    best = min(titled, key=lambda s: len(s.title_terms - terms))
+    return _Page(option, tuple(s for s in titled if s.source_id == best.source_id))
+
+
+def _related(frame: QuestionFrame, pages: Sequence[_Page], pool: Sequence[Sentence]) -> list[_Page] | None:
+    """The pages to compare: the options' own, or where the question compares a related person
+    ("the director who was born first", "directors of films A and B") each option's person;
+    None when one of them is not read."""
+    noun = _related_noun(frame.text)
+    if noun is None:
+        return list(pages)
+    linked = [_linked(page, pool, noun) for page in pages]
+    return None if any(page is None for page in linked) else [p for p in linked if p is not None]
+
+
+def _related_noun(text: str) -> str | None:
+    match = _RELATED.search(text)
+    if match is None:
+        return None
+    noun = next(g for g in match.groups() if g).lower()
+    return noun if key_stems(noun) else None
+
+
+def _linked(page: _Page, pool: Sequence[Sentence], noun: str) -> _Page | None:
+    """The person ``page`` names whose own page (opening with a life) was read, preferring one
+    named in a line that holds ``noun``'s stem ("directed by" for "director")."""
+    own = set(key_stems(page.name))
+    stem = key_stems(noun)[0][:5]
+    found: list[tuple[bool, str]] = []
+    for person in _people(pool):
+        if set(key_stems(person)) <= own:
+            continue
+        line = next((s for s in page.sentences[:_PAGE_LINES] if _names_person(s.text, person)), None)
+        if line is not None:
+            found.append((not any(t.startswith(stem) for t in line.terms), person))
+    if not found:
+        return None
+    person = min(found)[1]
+    return _Page(person, tuple(s for s in pool if s.subject == person))
+
+
+def _people(pool: Sequence[Sentence]) -> list[str]:
+    """The subjects of the pages in ``pool`` that open with a person's life."""
+    opened = person_subjects(pool)
+    subjects = dict.fromkeys(s.subject for s in pool)
+    return [s for s in subjects if frozenset(key_stems(s)) in opened]
+
+
+def _names_person(text: str, person: str) -> bool:
+    last = person.split()[-1]
+    return person in text or (len(last) > 3 and re.search(rf"\b{re.escape(last)}\b", text) is not None)
+
+
+def _life(page: _Page) -> tuple[int, int | None, Sentence] | None:
+    """The year a page's subject was born and died (None while alive or unsaid), from the
+    parenthesis after the name a line opens with ("Ada Venn (4 May 1901 – 1977) was …",
+    "(born 1957)") or a "born … 1957"; a lone year in brackets ("( 1990)") dates a work, not a life."""
+    for sentence in page.sentences[:_PAGE_LINES]:
+        opening = _OPENING_PARENTHESIS.match(sentence.text)
+        inside = opening.group(1) if opening else ""
+        years = [int(y) for y in re.findall(YEAR, inside)]
+        if len(years) >= 2 and re.search(r"[–-]", inside):
+            return years[0], years[-1], sentence
+        if years and re.search(r"\bborn\b", inside):
+            return years[0], None, sentence
+        born = _BORN.search(sentence.text)
+        if born:
+            return int(born.group(1)), None, sentence
+    return None
+
+
+def _first_year(page: _Page) -> tuple[int, Sentence] | None:
+    for sentence in page.sentences[:3]:
+        for match in DATE.finditer(sentence.text):
+            digits = re.search(YEAR, match.group(0))
+            if digits:
+                return int(digits.group(0)), sentence
+    return None
+
+
+def _belonging(page: _Page) -> tuple[frozenset[str], Sentence] | None:
+    """The nationalities the first line of a page that names any writes ("British-Canadian" →
+    both), outside brackets (a title's translation names a language, not a country)."""
+    own = {w.lower() for w in page.name.split()}
+    for sentence in page.sentences[:_PAGE_LINES]:
+        words = _CAPITALISED.findall(_PARENTHESIS.sub(" ", sentence.text))
+        found = frozenset(w.lower() for w in words if _nationality(w) and w.lower() not in own)
+        if found:
+            return found, sentence
+    return None
+
+
+def _nationality(word: str) -> bool:
+    lowered = word.lower()
+    if lowered in _NOT_BELONGING:
+        return False
+    return lowered in NATIONALITIES or lowered.endswith((*DEMONYM_ENDINGS, "can"))
+
+
+def _passage_terms(evidence: Sequence[Ranked]) -> set[str]:
+    return {t for r in evidence[:4] for t in r.sentence.all_terms}
+
+
+def _cited(line: Sentence, fallback: Ranked) -> Ranked:
+    """The line that decides, as the answer's evidence (with the option's best line's coverage)."""
+    if line is fallback.sentence:
+        return fallback
+    return Ranked(line, fallback.score, fallback.coverage)
+
+
+def _strip_aux(name: str) -> str:
+    """A name without the auxiliary that opened the question ("Did Greece" → "Greece")."""
+    words = name.split()
+    if words and re.fullmatch(_AUX_WORD, words[0], re.IGNORECASE):
+        words = words[1:]
+    return " ".join(words)
