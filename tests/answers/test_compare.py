@@ -112,3 +112,13 @@ def test_the_options_own_page_is_the_one_titled_by_it_alone() -> None:
         _answer("Which magazine was published first, Fret Monthly or Field Notes?", magazines)
         == "Field Notes"
     )
+
+
+def test_a_person_the_page_names_further_on_is_not_the_related_one() -> None:
+    """Dune Mile's director, Ari Kalm, has no page among those read; Lena Morrow, who stars in
+    it, does: her birth is not the director's."""
+    starring = src(
+        5, "Dune Mile", "Dune Mile is a 2011 thriller film directed by Ari Kalm and starring Lena Morrow."
+    )
+    asked = "Which film has the director who was born first, Dune Mile or Salt Road?"
+    assert _answer(asked, [*FILMS[1:4], starring]) == "abstained"

@@ -42,11 +42,16 @@ _LONGER = re.compile(r"\b(?:lived longer|longer life|longest life|lived the long
 _ASKS_LIFE = re.compile(r"\b(?:born|birth|died|die|death|older|oldest|younger|youngest)\b", re.IGNORECASE)
 _ASKS_BORN_OR_DIED = re.compile(r"\b(?:born|birth|died|die|death)\b", re.IGNORECASE)
 _ASKS_DEATH = re.compile(r"\b(?:died|die|death)\b", re.IGNORECASE)
+_COMPARATIVE = re.compile(
+    r"\b(?:more|most|less|least|fewer|fewest|(?:larg|bigg|small|tall|long|short|high|low|great|wid|deep"
+    r"|heavi|fast|old|young)(?:er|est))\b",
+    re.IGNORECASE,
+)
 _SAME = re.compile(r"\bsame\b", re.IGNORECASE)
 _ASKS_BELONGING = re.compile(r"\b(?:nationality|nationalities|country|countries|citizens?)\b", re.IGNORECASE)
 _RELATED = re.compile(
     r"\b([a-z]+?)s?\s+of\s+(?:the\s+)?(?:films?|movies?|songs?|books?|albums?|novels?)\b"
-    r"|\b(?:has|had|with|by)\s+(?:the\s+)?([a-z]+)\b(?=\s+(?:who|that|is|was|born|died|die)\b)"
+    r"|\b(?:has|have|had|with|by)\s+(?:the\s+)?([a-z]+)\b(?=\s+(?:who|that|is|was|born|died|die)\b)"
     r"|\bwhose\s+([a-z]+)\b",
     re.IGNORECASE,
 )
@@ -54,7 +59,7 @@ _AUX_WORD = r"(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would|s
 _PARENTHESIS = re.compile(r"\(([^()]*)\)")
 _OPENING_PARENTHESIS = re.compile(r"^[^()]{2,80}?\(([^()]*)\)")
 _BORN = re.compile(rf"\bborn\b[^.;()]*?\b({YEAR})\b")
-_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
+_CAPITALISED = re.compile(r"\b([A-Z][a-z]+)\b")
 _NOT_BELONGING = frozenset(
     ["african", "asian", "european", "catholic", "christian", "democrat", "democratic", "jewish"]
     + ["muslim", "republican", "roman", "latin"]
@@ -103,7 +108,10 @@ def _asks_order(text: str) -> bool:
 
 def _holding(frame: QuestionFrame, per_option: Sequence[Sequence[Ranked]]) -> Decision | None:
     """ "Which was halted by a flood, A or B?": the one option whose passage holds every term
-    asked; None where both or neither do (a "larger" or "more" no single passage decides)."""
+    asked; None where both or neither do, or where it asks "more" or "larger", which a term one
+    passage holds does not decide."""
+    if _COMPARATIVE.search(frame.text):
+        return None
     holds = [i for i, ev in enumerate(per_option) if _holds_asked(frame, ev)]
     if len(holds) != 1:
         return None
@@ -237,21 +245,30 @@ def _related_noun(text: str) -> str | None:
 
 
 def _linked(page: _Page, pool: Sequence[Sentence], noun: str) -> _Page | None:
-    """The person ``page`` names whose own page (opening with a life) was read, preferring one
-    named in a line that holds ``noun``'s stem ("directed by" for "director")."""
+    """The person ``page``'s lines name right after a word of ``noun``'s stem or "by" ("directed
+    by Lena Morrow" for "director"), whose own page (opening with a life) was read; None when there is
+    none, or more than one."""
     own = set(key_stems(page.name))
     stem = key_stems(noun)[0][:5]
-    found: list[tuple[bool, str]] = []
-    for person in _people(pool):
-        if set(key_stems(person)) <= own:
-            continue
-        line = next((s for s in page.sentences[:_PAGE_LINES] if _names_person(s.text, person)), None)
-        if line is not None:
-            found.append((not any(t.startswith(stem) for t in line.terms), person))
-    if not found:
+    found = {
+        person
+        for person in _people(pool)
+        if not set(key_stems(person)) <= own
+        and any(_relates(s.text, stem, person) for s in page.sentences[:_PAGE_LINES])
+    }
+    if len(found) != 1:
         return None
-    person = min(found)[1]
+    person = found.pop()
     return _Page(person, tuple(s for s in pool if s.subject == person))
+
+
+def _relates(text: str, stem: str, person: str) -> bool:
+    """``text`` names ``person`` within three words after a word that opens with ``stem`` or
+    after "by" ("directed by Lena Morrow", "a short by film-maker Ari Kalm"), not further on
+    ("directed by Ari Kalm and starring Lena Morrow" relates Ari Kalm alone)."""
+    last = re.escape(person.split()[-1])
+    pattern = rf"\b(?:{re.escape(stem)}\w*|by)\s+(?:[\w.'-]+\s+){{0,3}}{last}\b"
+    return re.search(pattern, text, re.IGNORECASE) is not None
 
 
 def _people(pool: Sequence[Sentence]) -> list[str]:
@@ -259,11 +276,6 @@ def _people(pool: Sequence[Sentence]) -> list[str]:
     opened = person_subjects(pool)
     subjects = dict.fromkeys(s.subject for s in pool)
     return [s for s in subjects if frozenset(key_stems(s)) in opened]
-
-
-def _names_person(text: str, person: str) -> bool:
-    last = person.split()[-1]
-    return person in text or (len(last) > 3 and re.search(rf"\b{re.escape(last)}\b", text) is not None)
 
 
 def _life(page: _Page) -> tuple[int, int | None, Sentence] | None:
@@ -298,18 +310,23 @@ def _belonging(page: _Page) -> tuple[frozenset[str], Sentence] | None:
     both), outside brackets (a title's translation names a language, not a country)."""
     own = {w.lower() for w in page.name.split()}
     for sentence in page.sentences[:_PAGE_LINES]:
-        words = _CAPITALISED.findall(_PARENTHESIS.sub(" ", sentence.text))
-        found = frozenset(w.lower() for w in words if _nationality(w) and w.lower() not in own)
+        text = _PARENTHESIS.sub(" ", sentence.text)
+        found = frozenset(m.group(1).lower() for m in _CAPITALISED.finditer(text) if _nationality(m, own))
         if found:
             return found, sentence
     return None
 
 
-def _nationality(word: str) -> bool:
-    lowered = word.lower()
-    if lowered in _NOT_BELONGING:
+def _nationality(match: re.Match[str], own: set[str]) -> bool:
+    """A word of belonging: a known one, or one ending as they do ("Peruvian", "Maltese") used as
+    an adjective (before a lower-case word or a hyphen: not the first name in "Jean Gabin")."""
+    lowered = match.group(1).lower()
+    if lowered in _NOT_BELONGING or lowered in own:
         return False
-    return lowered in NATIONALITIES or lowered.endswith((*DEMONYM_ENDINGS, "can"))
+    if lowered in NATIONALITIES:
+        return True
+    adjective = re.match(r"-[A-Z]|\s+[a-z0-9]", match.string[match.end() :]) is not None
+    return adjective and len(lowered) > 5 and lowered.endswith((*DEMONYM_ENDINGS, "can"))
 
 
 def _passage_terms(evidence: Sequence[Ranked]) -> set[str]:
