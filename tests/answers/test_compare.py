@@ -122,3 +122,19 @@ def test_a_person_the_page_names_further_on_is_not_the_related_one() -> None:
     )
     asked = "Which film has the director who was born first, Dune Mile or Salt Road?"
     assert _answer(asked, [*FILMS[1:4], starring]) == "abstained"
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Are Corvale and Marrow Bay in the same province?", "no"),
+        ("Do Corvale and Pell Ford lie in one and the same province?", "yes"),
+    ],
+)
+def test_the_same_province_is_the_name_each_page_writes_beside_it(question: str, answer: str) -> None:
+    towns = [
+        src(1, "Corvale", "Corvale is a market town in eastern Tessa province, on the river Orm."),
+        src(2, "Marrow Bay", "Marrow Bay is a fishing port in Lenna province."),
+        src(3, "Pell Ford", "Pell Ford is a village in the north of Tessa province."),
+    ]
+    assert _answer(question, towns) == answer

@@ -48,6 +48,7 @@ _COMPARATIVE = re.compile(
     re.IGNORECASE,
 )
 _SAME = re.compile(r"\bsame\b", re.IGNORECASE)
+_SAME_NOUN = re.compile(r"\bsame\s+(?:[A-Z]\w+\s+)?([a-z]{3,})\b")
 _ASKS_BELONGING = re.compile(r"\b(?:nationality|nationalities|country|countries|citizens?)\b", re.IGNORECASE)
 _RELATED = re.compile(
     r"\b([a-z]+?)s?\s+of\s+(?:the\s+)?(?:films?|movies?|songs?|books?|albums?|novels?)\b"
@@ -181,17 +182,39 @@ def _same(
     frame: QuestionFrame, pages: Sequence[_Page], ranked: Sequence[Ranked], pool: Sequence[Sentence]
 ) -> Decision | None:
     """ "Are A and B from the same country?": "yes" when their pages (or their related people's)
-    name a nationality in common, "no" when both name one and none is shared; None for any other
-    "same …" (a length, a province), which no page's opening says."""
-    if not _ASKS_BELONGING.search(frame.text):
-        return None
+    name a nationality in common, "no" when both name one and none is shared. "… the same
+    province?": the names each page writes beside that noun ("in Jiangsu province", "the county
+    of Avon") compared. None where a page does not say (a length no opening writes)."""
     people = _related(frame, pages, pool)
-    found = [_belonging(page) for page in people] if people is not None else []
-    if not found or any(f is None for f in found):
+    if people is None:
+        return None
+    noun = _SAME_NOUN.search(frame.text)
+    if _ASKS_BELONGING.search(frame.text):
+        found = [_belonging(page) for page in people]
+    elif noun is not None:
+        found = [_named_beside(page, noun.group(1).lower()) for page in people]
+    else:
         return None
     read = [f for f in found if f is not None]
-    answer = "yes" if frozenset.intersection(*(nations for nations, _ in read)) else "no"
+    if len(read) != len(found) or not read:
+        return None
+    answer = "yes" if frozenset.intersection(*(values for values, _ in read)) else "no"
     return Decision(answer, _cited(read[0][1], ranked[0]), ("yes", "no"))
+
+
+def _named_beside(page: _Page, noun: str) -> tuple[frozenset[str], Sentence] | None:
+    """The name the first of a page's lines that writes ``noun`` puts beside it ("Jiangsu" in
+    "a city in Jiangsu province", "Avon" in "the county of Avon")."""
+    stem = key_stems(noun)[0] if key_stems(noun) else noun
+    for sentence in page.sentences[:_PAGE_LINES]:
+        for match in re.finditer(rf"\b({stem}\w*)\b", sentence.text, re.IGNORECASE):
+            before = re.search(r"((?:[A-Z][\w'-]+\s+){1,3})$", sentence.text[: match.start()])
+            after = re.match(r"\s+of\s+((?:[A-Z][\w'-]+\s*){1,3})", sentence.text[match.end() :])
+            beside = before or after
+            name = beside.group(1).strip() if beside is not None else ""
+            if name and name.lower() not in {w.lower() for w in page.name.split()}:
+                return frozenset([name.lower()]), sentence
+    return None
 
 
 def _both(frame: QuestionFrame, per_option: Sequence[Sequence[Ranked]]) -> Decision:
