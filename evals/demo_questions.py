@@ -52,7 +52,7 @@ from deepresearch.search.local import LocalSearch
 from deepresearch.settings import Settings
 
 QUESTIONS = Path(__file__).resolve().parent / "data" / "demo_questions.jsonl"
-KINDS = ("one-hop", "two-hop", "yesno", "unanswerable")
+KINDS = ("one-hop", "two-hop", "yesno", "comparison", "unanswerable")
 _QUOTE = re.compile(rf"\*{re.escape(HEADINGS['en']['evidence_for'])}:\* “(.*?)” \[\d+\]")
 
 
@@ -104,7 +104,7 @@ def is_right(q: DemoQuestion, got: Outcome) -> bool:
         return got.status == "abstained"
     if got.status in ("abstained", "error") or not answer_match(got.answer, q.answers):
         return False
-    if q.kind == "yesno":
+    if q.kind in ("yesno", "comparison"):
         return got.cited_doc in q.doc_ids
     return bool(answer_match(got.quote, q.answers))
 

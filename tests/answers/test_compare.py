@@ -1,8 +1,9 @@
 """Questions that compare two named things: decided by what each one's own page says about what
 is compared, or not at all.
 
-Every person, film and place here is invented. Each test holds a case that failed on the answer
-step before :mod:`deepresearch.answers.compare`, which compared the first year of each option's best-ranked
+Every person, film and place here is invented. Every test but the one on a site's name in a
+title holds a case that failed on the answer step before :mod:`deepresearch.answers.compare`,
+which compared the first year of each option's best-ranked
 line (a film's year for its director's birth, a tour's year for a singer's), fell back to the
 better-ranked option on any order it could not read, and answered every "the same …?" with "no".
 """
@@ -138,3 +139,38 @@ def test_the_same_province_is_the_name_each_page_writes_beside_it(question: str,
         src(3, "Pell Ford", "Pell Ford is a village in the north of Tessa province."),
     ]
     assert _answer(question, towns) == answer
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [("Is Ada Venn older than Tomas Pell?", "no"), ("Is Tomas Pell older than Ada Venn?", "yes")],
+)
+def test_is_a_older_than_b_is_read_from_both_lives(question: str, answer: str) -> None:
+    assert _answer(question, SINGERS) == answer
+
+
+def test_a_life_dated_with_an_em_dash_is_read() -> None:
+    sailors = [
+        SAILORS[0],
+        src(2, "Brann Holt", "Brann Holt (March 3, 1895—May 9, 1960) was a Scottish sailor."),
+    ]
+    assert _answer("Who died first, Ines Moro or Brann Holt?", sailors) == "Brann Holt"
+
+
+def test_an_option_whose_own_page_was_not_read_is_no_answer() -> None:
+    """Fret Monthly's own page is missing; a page about an album that borrows its name dates the
+    album, not the magazine."""
+    magazines = [
+        src(1, "The Fret Monthly Sessions", "The Fret Monthly Sessions is a 1987 album of guitar solos."),
+        src(3, "Field Notes", "Field Notes is a science magazine founded in 1921."),
+    ]
+    asked = "Which magazine was published first, Fret Monthly or Field Notes?"
+    assert _answer(asked, magazines) == "abstained"
+
+
+def test_a_page_titled_with_a_sites_name_is_the_options_own() -> None:
+    sailors = [
+        src(1, "Ines Moro - Sailing Archive", "Ines Moro (1901 – 1990) was a Chilean sailor."),
+        SAILORS[1],
+    ]
+    assert _answer("Who was born first, Ines Moro or Brann Holt?", sailors) == "Brann Holt"

@@ -118,3 +118,23 @@ def test_type_noun_and_names() -> None:
 def test_a_second_question_joined_by_and(question: str, kind: str, also: str | None) -> None:
     frame = frame_question(question)
     assert (frame.kind, frame.also) == (kind, also)
+
+
+@pytest.mark.parametrize(
+    ("question", "options"),
+    [
+        ("Are The Orchard (Film) and Salt Road from the same country?", ("Orchard (Film)", "Salt Road")),
+        (
+            "Do both films Grey Orchard (1977 Film) and Salt Road come from the same country?",
+            ("Grey Orchard (1977 Film)", "Salt Road"),
+        ),
+        (
+            "Are both directors of films Grey Orchard and Salt Road from the same country?",
+            ("Grey Orchard", "Salt Road"),
+        ),
+    ],
+)
+def test_a_yes_no_pair_is_the_two_names_without_the_words_around_them(
+    question: str, options: tuple[str, str]
+) -> None:
+    assert frame_question(question).options == options

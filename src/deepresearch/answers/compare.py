@@ -57,6 +57,8 @@ _RELATED = re.compile(
     re.IGNORECASE,
 )
 _AUX_WORD = r"(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would|should)"
+_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
+_SITE_SUFFIX = re.compile(r"\s[-|–—]\s")
 _PARENTHESIS = re.compile(r"\(([^()]*)\)")
 _OPENING_PARENTHESIS = re.compile(r"^[^()]{2,80}?\(([^()]*)\)")
 _BORN = re.compile(rf"\bborn\b[^.;()]*?\b({YEAR})\b")
@@ -91,7 +93,12 @@ def decide(frame: QuestionFrame, ranked: Sequence[Ranked], pool: Sequence[Senten
     per_option = [option_evidence(option, ranked) for option in frame.options]
     if not all(per_option):
         return None
-    pages = [_page(o, evidence, pool) for o, evidence in zip(frame.options, per_option, strict=True)]
+    found = [_page(option, pool) for option in frame.options]
+    pages = [page for page in found if page is not None]
+    if len(pages) != len(found):
+        return None
+    if frame.kind == "yesno" and _asks_order(frame.text):
+        return _first_named(frame, pages, ranked, pool, per_option[0][0])
     if frame.kind == "yesno":
         return _same(frame, pages, ranked, pool) if _SAME.search(frame.text) else _both(frame, per_option)
     if not _asks_order(frame.text):
@@ -128,11 +135,25 @@ def before(frame: QuestionFrame, ranked: Sequence[Ranked], pool: Sequence[Senten
     per_option = [option_evidence(option, ranked) for option in pair]
     if not all(per_option):
         return None
-    pages = [_page(option, evidence, pool) for option, evidence in zip(pair, per_option, strict=True)]
+    found = [_page(option, pool) for option in pair]
+    pages = [page for page in found if page is not None]
+    if len(pages) != len(found):
+        return None
+    return _first_named(frame, pages, ranked, pool, per_option[0][0])
+
+
+def _first_named(
+    frame: QuestionFrame,
+    pages: Sequence[_Page],
+    ranked: Sequence[Ranked],
+    pool: Sequence[Sentence],
+    best: Ranked,
+) -> Decision | None:
+    """ "Is A older than B?": "yes" when the order asked picks the first name."""
     pick = ordered(frame, pages, ranked, pool)
     if pick is None:
         return None
-    return Decision("yes" if pick[0] == 0 else "no", _cited(pick[1], per_option[0][0]), ("yes", "no"))
+    return Decision("yes" if pick[0] == 0 else "no", _cited(pick[1], best), ("yes", "no"))
 
 
 def ordered(
@@ -237,15 +258,21 @@ def option_evidence(option: str, ranked: Sequence[Ranked]) -> list[Ranked]:
     return [r for r in ranked if terms and terms <= r.sentence.all_terms]
 
 
-def _page(option: str, evidence: Sequence[Ranked], pool: Sequence[Sentence]) -> _Page:
-    """The option's own page in its order: the passage whose title holds the option's terms and
-    the fewest others ("Science News" before "Science News for Students"); else its ranked lines."""
-    terms = set(key_stems(option))
-    titled = [s for s in pool if terms <= s.title_terms]
-    if not titled:
-        return _Page(option, tuple(r.sentence for r in evidence))
-    best = min(titled, key=lambda s: len(s.title_terms - terms))
-    return _Page(option, tuple(s for s in titled if s.source_id == best.source_id))
+def _page(option: str, pool: Sequence[Sentence]) -> _Page | None:
+    """The option's own page in its order: the passage whose title, without a bracketed
+    qualifier or a site's name after a dash ("Salt Road (film)", "Ada Venn - Encyclopedia"),
+    has the option's terms and no other ("Science News", not "Science News for Students");
+    None where none was read: a line that mentions the option on another page dates or
+    describes something else."""
+    terms = set(key_stems(_QUALIFIER.sub("", option)))
+    if not terms:
+        return None
+    own = next((s.source_id for s in pool if _title_stems(s.subject) == terms), None)
+    return None if own is None else _Page(option, tuple(s for s in pool if s.source_id == own))
+
+
+def _title_stems(subject: str) -> set[str]:
+    return set(key_stems(_SITE_SUFFIX.split(subject)[0]))
 
 
 def _related(frame: QuestionFrame, pages: Sequence[_Page], pool: Sequence[Sentence]) -> list[_Page] | None:
@@ -309,7 +336,7 @@ def _life(page: _Page) -> tuple[int, int | None, Sentence] | None:
         opening = _OPENING_PARENTHESIS.match(sentence.text)
         inside = opening.group(1) if opening else ""
         years = [int(y) for y in re.findall(YEAR, inside)]
-        if len(years) >= 2 and re.search(r"[–-]", inside):
+        if len(years) >= 2 and re.search(r"[–—-]", inside):
             return years[0], years[-1], sentence
         if years and re.search(r"\bborn\b", inside):
             return years[0], None, sentence

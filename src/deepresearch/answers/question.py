@@ -53,10 +53,11 @@ _CHOICE = re.compile(
     r"(?:,|:|\bfirst|\bbetween)\s*(?:the\s+)?([^,?:]+?)\s+or\s+(?:the\s+)?([^,?]+?)\s*\??\s*$", re.I
 )
 _BOTH = re.compile(
-    rf"\b{_AUX}\s+(?:both\s+)?(?:the\s+\w+\s*,?\s*)?(.+?)\s+and\s+(.+?)\s+"
+    rf"\b{_AUX}\s+(?:both\s+)?(?:the\s+(?-i:[a-z])\w*\s*,?\s*)?(.+?)\s+and\s+(.+?)\s+"
     r"(?:both|each|members|situated|(?:in |from |of )?(?:one and )?the same)\b",
     re.IGNORECASE,
 )
+_TRAILING_QUALIFIER = re.compile(r"\s*\([^()]*\)$")
 _PAIR = re.compile(
     r"^(?:between\s+)?(?:the\s+)?([^,]+?)\s+and\s+(?:the\s+)?([^,]+?)(?:,|\s+(?:were|are|was|is)\b)", re.I
 )
@@ -149,14 +150,18 @@ def _type_modifiers(text: str, noun: str | None) -> frozenset[str]:
 
 def _named_part(option: str) -> str:
     """An option without the words the question put around its name: "Jingdezhen lie" in "do
-    Nantong and Jingdezhen lie in the same province" is "Jingdezhen", and "directors of films
-    Target Zero" is "Target Zero" (lower-case words, a name, lower-case words); an option that is
-    not a name is kept whole."""
-    first = next(iter(names(option)), "")
-    at = option.find(first) if first else -1
-    around = (option[:at] + " " + option[at + len(first) :]).split() if at >= 0 else []
+    Nantong and Jingdezhen lie in the same province" is "Jingdezhen", and "films Salt Road (1961
+    film)" is "Salt Road (1961 film)" (lower-case words, a name, lower-case words, a bracketed
+    qualifier kept); an option that is not a name is kept whole."""
+    qualifier = _TRAILING_QUALIFIER.search(option)
+    core = option[: qualifier.start()] if qualifier else option
+    first = next(iter(names(core)), "")
+    at = core.find(first) if first else -1
+    around = (core[:at] + " " + core[at + len(first) :]).split() if at >= 0 else []
     words = [w.strip(",;:") for w in around]
-    return first if words and all(w.islower() for w in words if w) else option
+    if not (words and all(w.islower() for w in words if w)):
+        return option
+    return first + (qualifier.group(0) if qualifier else "")
 
 
 def _named(text: str) -> tuple[str, ...]:
