@@ -76,7 +76,9 @@ def test_blocking_research_returns_the_full_result(serve: Serve) -> None:
 
 
 def test_heartbeat_comments_while_the_model_thinks(serve: Serve) -> None:
-    server = serve(model=ScriptedModel(delay=0.4), options=ServerOptions(heartbeat_seconds=0.1))
+    # The model sleeps 0.8 s a call, eight heartbeats' time: the pings arrive even when another
+    # process loads the cores (with 0.4 s a busy machine saw 2).
+    server = serve(model=ScriptedModel(delay=0.8), options=ServerOptions(heartbeat_seconds=0.1))
     with (
         server.client() as client,
         client.stream("POST", "/research/stream", json={"topic": TOPIC}) as response,
