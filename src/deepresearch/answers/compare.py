@@ -93,9 +93,8 @@ def decide(frame: QuestionFrame, ranked: Sequence[Ranked], pool: Sequence[Senten
     per_option = [option_evidence(option, ranked) for option in frame.options]
     if not all(per_option):
         return None
-    found = [_page(option, pool) for option in frame.options]
-    pages = [page for page in found if page is not None]
-    if len(pages) != len(found):
+    pages = _own_pages(frame.options, pool)
+    if pages is None:
         return None
     if frame.kind == "yesno" and _asks_order(frame.text):
         return _first_named(frame, pages, ranked, pool, per_option[0][0])
@@ -135,11 +134,8 @@ def before(frame: QuestionFrame, ranked: Sequence[Ranked], pool: Sequence[Senten
     per_option = [option_evidence(option, ranked) for option in pair]
     if not all(per_option):
         return None
-    found = [_page(option, pool) for option in pair]
-    pages = [page for page in found if page is not None]
-    if len(pages) != len(found):
-        return None
-    return _first_named(frame, pages, ranked, pool, per_option[0][0])
+    pages = _own_pages(pair, pool)
+    return None if pages is None else _first_named(frame, pages, ranked, pool, per_option[0][0])
 
 
 def _first_named(
@@ -256,6 +252,13 @@ def option_evidence(option: str, ranked: Sequence[Ranked]) -> list[Ranked]:
     """The ranked lines that hold every term of ``option``."""
     terms = set(key_stems(option))
     return [r for r in ranked if terms and terms <= r.sentence.all_terms]
+
+
+def _own_pages(options: Sequence[str], pool: Sequence[Sentence]) -> list[_Page] | None:
+    """Each option's own page; None where one was not read."""
+    found = [_page(option, pool) for option in options]
+    pages = [page for page in found if page is not None]
+    return pages if len(pages) == len(found) else None
 
 
 def _page(option: str, pool: Sequence[Sentence]) -> _Page | None:
