@@ -174,3 +174,17 @@ def test_a_page_titled_with_a_sites_name_is_the_options_own() -> None:
         SAILORS[1],
     ]
     assert _answer("Who was born first, Ines Moro or Brann Holt?", sailors) == "Brann Holt"
+
+
+def test_an_event_dated_on_another_page_orders_an_option_without_its_own() -> None:
+    """Harlow Mills has no page of its own; its founder's page says when he founded it."""
+    firms = [
+        src(
+            1,
+            "Oda Brandt",
+            "Oda Brandt (born 1950) is a Swiss engineer. She founded Harlow Mills in March 1988.",
+        ),
+        src(2, "Copper Gull Ltd", "Copper Gull Ltd is a boatyard founded in 1931 in Whitby."),
+    ]
+    assert _answer("Which was founded first, Harlow Mills or Copper Gull Ltd?", firms) == "Copper Gull Ltd"
+    assert _answer("Which was founded later, Harlow Mills or Copper Gull Ltd?", firms) == "Harlow Mills"

@@ -38,6 +38,19 @@ EARLY = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before)\b", re.IGN
 LATE = re.compile(
     r"\b(?:later|latest|younger|youngest|newer|newest|most recent|more recent(?:ly)?|last)\b", re.IGNORECASE
 )
+_ORDER_WORDS = (
+    "first",
+    "earlier",
+    "earliest",
+    "later",
+    "latest",
+    "last",
+    "before",
+    "recently",
+    "recent",
+    "more",
+    "most",
+)
 _LONGER = re.compile(r"\b(?:lived longer|longer life|longest life|lived the longest)\b", re.IGNORECASE)
 _ASKS_LIFE = re.compile(r"\b(?:born|birth|died|die|death|older|oldest|younger|youngest)\b", re.IGNORECASE)
 _ASKS_BORN_OR_DIED = re.compile(r"\b(?:born|birth|died|die|death)\b", re.IGNORECASE)
@@ -93,7 +106,7 @@ def decide(frame: QuestionFrame, ranked: Sequence[Ranked], pool: Sequence[Senten
     per_option = [option_evidence(option, ranked) for option in frame.options]
     if not all(per_option):
         return None
-    pages = _own_pages(frame.options, pool)
+    pages = _own_pages(frame.options, pool) or _event_pages(frame, frame.options, ranked, pool)
     if pages is None:
         return None
     if frame.kind == "yesno" and _asks_order(frame.text):
@@ -134,7 +147,7 @@ def before(frame: QuestionFrame, ranked: Sequence[Ranked], pool: Sequence[Senten
     per_option = [option_evidence(option, ranked) for option in pair]
     if not all(per_option):
         return None
-    pages = _own_pages(pair, pool)
+    pages = _own_pages(pair, pool) or _event_pages(frame, pair, ranked, pool)
     return None if pages is None else _first_named(frame, pages, ranked, pool, per_option[0][0])
 
 
@@ -259,6 +272,27 @@ def _own_pages(options: Sequence[str], pool: Sequence[Sentence]) -> list[_Page] 
     found = [_page(option, pool) for option in options]
     pages = [page for page in found if page is not None]
     return pages if len(pages) == len(found) else None
+
+
+def _event_pages(
+    frame: QuestionFrame, options: Sequence[str], ranked: Sequence[Ranked], pool: Sequence[Sentence]
+) -> list[_Page] | None:
+    """For an order of events ("founded before the other?"), not of lives, where an option has no
+    page of its own: the lines that name it and the event asked ("He founded DEM Inc. … in July
+    2003" dates DEM Inc.'s founding; "The Fret Monthly Sessions is a 1987 album" does not date
+    a magazine's first issue). None for any other question, or where an option has no such line."""
+    if not _asks_order(frame.text) or _ASKS_LIFE.search(frame.text) or _LONGER.search(frame.text):
+        return None
+    ignored = {t for o in options for t in key_stems(o)} | set(key_stems(" ".join(_ORDER_WORDS)))
+    event = {t for t in frame.terms if t not in ignored}
+    pages = []
+    for option in options:
+        own = _page(option, pool)
+        lines = tuple(r.sentence for r in option_evidence(option, ranked) if event <= r.sentence.all_terms)
+        if own is None and not (event and lines):
+            return None
+        pages.append(own or _Page(option, lines))
+    return pages
 
 
 def _page(option: str, pool: Sequence[Sentence]) -> _Page | None:
