@@ -23,14 +23,15 @@ guesses were wrong more often than right (docs/BENCHMARKS.md).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from deepresearch.answers.candidates import DATE, YEAR, names
-from deepresearch.answers.evidence import Ranked, Sentence
-from deepresearch.answers.features import person_subjects
-from deepresearch.answers.question import QuestionFrame
+from deepresearch.answers.evidence import QUALIFIER, Ranked, Sentence
+from deepresearch.answers.features import ASKS_BIRTH, ASKS_DEATH, person_subjects
+from deepresearch.answers.question import QuestionFrame, strip_auxiliary
 from deepresearch.lexicon import DEMONYM_ENDINGS, NATIONALITIES
 from deepresearch.text import key_stems
 
@@ -38,23 +39,8 @@ EARLY = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before)\b", re.IGN
 LATE = re.compile(
     r"\b(?:later|latest|younger|youngest|newer|newest|most recent|more recent(?:ly)?|last)\b", re.IGNORECASE
 )
-_ORDER_WORDS = (
-    "first",
-    "earlier",
-    "earliest",
-    "later",
-    "latest",
-    "last",
-    "before",
-    "recently",
-    "recent",
-    "more",
-    "most",
-)
 _LONGER = re.compile(r"\b(?:lived longer|longer life|longest life|lived the longest)\b", re.IGNORECASE)
 _ASKS_LIFE = re.compile(r"\b(?:born|birth|died|die|death|older|oldest|younger|youngest)\b", re.IGNORECASE)
-_ASKS_BORN_OR_DIED = re.compile(r"\b(?:born|birth|died|die|death)\b", re.IGNORECASE)
-_ASKS_DEATH = re.compile(r"\b(?:died|die|death)\b", re.IGNORECASE)
 _COMPARATIVE = re.compile(
     r"\b(?:more|most|less|least|fewer|fewest|(?:larg|bigg|small|tall|long|short|high|low|great|wid|deep"
     r"|heavi|fast|old|young)(?:er|est))\b",
@@ -69,8 +55,6 @@ _RELATED = re.compile(
     r"|\bwhose\s+([a-z]+)\b",
     re.IGNORECASE,
 )
-_AUX_WORD = r"(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would|should)"
-_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
 _SITE_SUFFIX = re.compile(r"\s[-|–—]\s")
 _PARENTHESIS = re.compile(r"\(([^()]*)\)")
 _OPENING_PARENTHESIS = re.compile(r"^[^()]{2,80}?\(([^()]*)\)")
@@ -106,7 +90,7 @@ def decide(frame: QuestionFrame, ranked: Sequence[Ranked], pool: Sequence[Senten
     per_option = [option_evidence(option, ranked) for option in frame.options]
     if not all(per_option):
         return None
-    pages = _own_pages(frame.options, pool) or _event_pages(frame, frame.options, ranked, pool)
+    pages = _pages(frame, frame.options, ranked, pool)
     if pages is None:
         return None
     if frame.kind == "yesno" and _asks_order(frame.text):
@@ -141,13 +125,13 @@ def _holding(frame: QuestionFrame, per_option: Sequence[Sequence[Ranked]]) -> De
 def before(frame: QuestionFrame, ranked: Sequence[Ranked], pool: Sequence[Sentence]) -> Decision | None:
     """ "Did A … before B?" (a yes/no question naming no pair of options): "yes" when the first
     name's date comes first; None when the question does not ask an order or a date is not read."""
-    pair = [n for n in (_strip_aux(n) for n in names(frame.text)) if n][:2]
+    pair = [n for n in (strip_auxiliary(n) for n in names(frame.text)) if n][:2]
     if not (EARLY.search(frame.text) or LATE.search(frame.text)) or len(pair) != 2:
         return None
     per_option = [option_evidence(option, ranked) for option in pair]
     if not all(per_option):
         return None
-    pages = _own_pages(pair, pool) or _event_pages(frame, pair, ranked, pool)
+    pages = _pages(frame, pair, ranked, pool)
     return None if pages is None else _first_named(frame, pages, ranked, pool, per_option[0][0])
 
 
@@ -177,7 +161,7 @@ def ordered(
     lives = [_life(page) for page in people] if people is not None else []
     if lives and all(life is not None for life in lives):
         return _by_life(frame, [life for life in lives if life is not None], bool(early), bool(longer))
-    if longer or _ASKS_BORN_OR_DIED.search(frame.text) or _related_noun(frame.text):
+    if longer or ASKS_BIRTH.search(frame.text) or ASKS_DEATH.search(frame.text) or _related_noun(frame.text):
         return None
     years = [_first_year(page) for page in pages]
     if any(y is None for y in years):
@@ -188,7 +172,7 @@ def ordered(
 def _by_life(
     frame: QuestionFrame, lives: Sequence[tuple[int, int | None, Sentence]], early: bool, longer: bool
 ) -> tuple[int, Sentence] | None:
-    if longer or _ASKS_DEATH.search(frame.text):
+    if longer or ASKS_DEATH.search(frame.text):
         if any(death is None for _, death, _ in lives):
             return None
         if longer:
@@ -267,32 +251,40 @@ def option_evidence(option: str, ranked: Sequence[Ranked]) -> list[Ranked]:
     return [r for r in ranked if terms and terms <= r.sentence.all_terms]
 
 
-def _own_pages(options: Sequence[str], pool: Sequence[Sentence]) -> list[_Page] | None:
-    """Each option's own page; None where one was not read."""
-    found = [_page(option, pool) for option in options]
-    pages = [page for page in found if page is not None]
-    return pages if len(pages) == len(found) else None
-
-
-def _event_pages(
+def _pages(
     frame: QuestionFrame, options: Sequence[str], ranked: Sequence[Ranked], pool: Sequence[Sentence]
 ) -> list[_Page] | None:
-    """For an order of events ("founded before the other?"), not of lives, where an option has no
-    page of its own: the lines that name it and the event asked ("He founded DEM Inc. … in July
-    2003" dates DEM Inc.'s founding; "The Fret Monthly Sessions is a 1987 album" does not date
-    a magazine's first issue). None for any other question, or where an option has no such line."""
-    if not _asks_order(frame.text) or _ASKS_LIFE.search(frame.text) or _LONGER.search(frame.text):
-        return None
-    ignored = {t for o in options for t in key_stems(o)} | set(key_stems(" ".join(_ORDER_WORDS)))
-    event = {t for t in frame.terms if t not in ignored}
-    pages = []
+    """Each option's own page. For an order of events ("founded before the other?"), not of
+    lives, an option without one is read from the lines that name it and the event asked ("He
+    founded DEM Inc. … in July 2003" dates DEM Inc.'s founding; "The Fret Monthly Sessions is a
+    1987 album" does not date a magazine's first issue). None where an option has neither."""
+    event = _event_terms(frame, options)
+    pages: list[_Page] = []
     for option in options:
-        own = _page(option, pool)
-        lines = tuple(r.sentence for r in option_evidence(option, ranked) if event <= r.sentence.all_terms)
-        if own is None and not (event and lines):
+        page = _page(option, pool) or _event_lines(option, ranked, event)
+        if page is None:
             return None
-        pages.append(own or _Page(option, lines))
+        pages.append(page)
     return pages
+
+
+def _event_lines(option: str, ranked: Sequence[Ranked], event: frozenset[str]) -> _Page | None:
+    """The lines that name ``option`` and hold every term of ``event``; None where none do."""
+    if not event:
+        return None
+    lines = tuple(r.sentence for r in option_evidence(option, ranked) if event <= r.sentence.all_terms)
+    return _Page(option, lines) if lines else None
+
+
+def _event_terms(frame: QuestionFrame, options: Sequence[str]) -> frozenset[str]:
+    """The terms of the event an order of events asks about ("found" in "which was founded
+    first"): the question's terms but the options' and the order's own; none for any other
+    question."""
+    if not _asks_order(frame.text) or _ASKS_LIFE.search(frame.text) or _LONGER.search(frame.text):
+        return frozenset()
+    order = (m.group(0) for pattern in (EARLY, LATE) for m in pattern.finditer(frame.text))
+    ignored = {t for text in (*options, *order) for t in key_stems(text)}
+    return frozenset(t for t in frame.terms if t not in ignored)
 
 
 def _page(option: str, pool: Sequence[Sentence]) -> _Page | None:
@@ -301,15 +293,17 @@ def _page(option: str, pool: Sequence[Sentence]) -> _Page | None:
     has the option's terms and no other ("Science News", not "Science News for Students");
     None where none was read: a line that mentions the option on another page dates or
     describes something else."""
-    terms = set(key_stems(_QUALIFIER.sub("", option)))
+    terms = set(key_stems(QUALIFIER.sub("", option)))
     if not terms:
         return None
     own = next((s.source_id for s in pool if _title_stems(s.subject) == terms), None)
     return None if own is None else _Page(option, tuple(s for s in pool if s.source_id == own))
 
 
-def _title_stems(subject: str) -> set[str]:
-    return set(key_stems(_SITE_SUFFIX.split(subject)[0]))
+@functools.cache
+def _title_stems(subject: str) -> frozenset[str]:
+    """A page subject's stems without a site's name after a dash (each page's lines share it)."""
+    return frozenset(key_stems(_SITE_SUFFIX.split(subject)[0]))
 
 
 def _related(frame: QuestionFrame, pages: Sequence[_Page], pool: Sequence[Sentence]) -> list[_Page] | None:
@@ -425,11 +419,3 @@ def _cited(line: Sentence, fallback: Ranked) -> Ranked:
     if line is fallback.sentence:
         return fallback
     return Ranked(line, fallback.score, fallback.coverage)
-
-
-def _strip_aux(name: str) -> str:
-    """A name without the auxiliary that opened the question ("Did Greece" → "Greece")."""
-    words = name.split()
-    if words and re.fullmatch(_AUX_WORD, words[0], re.IGNORECASE):
-        words = words[1:]
-    return " ".join(words)

@@ -35,7 +35,8 @@ _LOWER_WORD = re.compile(r"\b[a-z]+\b")
 SIBLINGS = 5  # a list of this many names or more makes its members peers, not hops
 
 
-_QUALIFIER = re.compile(r"\s*\(.*?\)\s*$")
+QUALIFIER = re.compile(r"\s*\(.*?\)\s*$")
+"""A bracketed qualifier ending a title or a name: "(film)", "(1961 film)"."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ class Sentence:
     def subject(self) -> str:
         """The passage's subject: its title as a name, without a bracketed qualifier ("Raven Peak
         (Montana)" → "Raven Peak")."""
-        return _QUALIFIER.sub("", self.title).strip()
+        return QUALIFIER.sub("", self.title).strip()
 
 
 @dataclass(frozen=True)

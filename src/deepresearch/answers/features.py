@@ -77,9 +77,9 @@ TYPE_SYNONYMS = {
 _NAME_NOUNS = frozenset(["name", "pseudonym", "nickname", "alias"])
 _NAME_CUE = r"\b(?:pseudonym|stage name|pen name|nickname|known as|under the name|alias)\s+[\"“']?"
 _ASKS_ACRONYM = re.compile(r"\b(?:acronym|abbreviat|initials)", re.IGNORECASE)
-_ASKS_BIRTH = re.compile(r"\b(?:born|birth)\b", re.IGNORECASE)
+ASKS_BIRTH = re.compile(r"\b(?:born|birth)\b", re.IGNORECASE)
 _ASKS_FULL_DATE = re.compile(r"\b(?:what|which)\s+(?:exact\s+)?(?:date|day)\b|\bon what day\b", re.IGNORECASE)
-_ASKS_DEATH = re.compile(r"\b(?:die|died|death)\b", re.IGNORECASE)
+ASKS_DEATH = re.compile(r"\b(?:die|died|death)\b", re.IGNORECASE)
 _ASKS_NATIONALITY = re.compile(r"\b(?:nationality|language|citizen|in common|ethnic)", re.IGNORECASE)
 
 
@@ -569,10 +569,10 @@ def _life_date(cand: str, question: str, sentence: str) -> bool:
     """A birth date for a question on when someone was born ("(3 February 1931 – 2007)", "born
     3 February 1931"), a death date for one on when they died."""
     at = re.escape(cand)
-    if _ASKS_BIRTH.search(question):
+    if ASKS_BIRTH.search(question):
         pattern = rf"\([^()]*?{at}\s*[–-]|\bborn\s+(?:on\s+|in\s+)?{at}"
         return re.search(pattern, sentence) is not None
-    if _ASKS_DEATH.search(question):
+    if ASKS_DEATH.search(question):
         pattern = rf"\([^()]*?[–-]\s*{at}\s*\)|\bdied\s+(?:on\s+|in\s+)?{at}"
         return re.search(pattern, sentence) is not None
     return False

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from deepresearch.answers.candidates import names
+from deepresearch.answers.evidence import QUALIFIER
 from deepresearch.answers.rewrite import canonical_question
 from deepresearch.domain import AnswerKind as AnswerKind
 from deepresearch.lexicon import (
@@ -57,7 +58,6 @@ _BOTH = re.compile(
     r"(?:both|each|members|situated|(?:in |from |of )?(?:one and )?the same)\b",
     re.IGNORECASE,
 )
-_TRAILING_QUALIFIER = re.compile(r"\s*\([^()]*\)$")
 _PAIR = re.compile(
     r"^(?:between\s+)?(?:the\s+)?([^,]+?)\s+and\s+(?:the\s+)?([^,]+?)(?:,|\s+(?:were|are|was|is)\b)", re.I
 )
@@ -153,7 +153,7 @@ def _named_part(option: str) -> str:
     Nantong and Jingdezhen lie in the same province" is "Jingdezhen", and "films Salt Road (1961
     film)" is "Salt Road (1961 film)" (lower-case words, a name, lower-case words, a bracketed
     qualifier kept); an option that is not a name is kept whole."""
-    qualifier = _TRAILING_QUALIFIER.search(option)
+    qualifier = QUALIFIER.search(option)
     core = option[: qualifier.start()] if qualifier else option
     first = next(iter(names(core)), "")
     at = core.find(first) if first else -1
@@ -162,6 +162,14 @@ def _named_part(option: str) -> str:
     if not (words and all(w.islower() for w in words if w)):
         return option
     return first + (qualifier.group(0) if qualifier else "")
+
+
+def strip_auxiliary(name: str) -> str:
+    """A name without the auxiliary that opened the question ("Did Greece" → "Greece")."""
+    words = name.split()
+    if words and re.fullmatch(_AUX, words[0], re.IGNORECASE):
+        words = words[1:]
+    return " ".join(words)
 
 
 def _named(text: str) -> tuple[str, ...]:
