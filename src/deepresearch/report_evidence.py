@@ -143,11 +143,13 @@ def openings(found: Bearing, sources: Sequence[Source], skip: set[str]) -> list[
 class Missing:
     """The unresolved part of the question: ``part`` is ``"bridge"`` (``what`` the bridge's
     question), ``"hop"`` (``what`` the hop asked of the bridge named) or ``"answer"`` (a question
-    of one part: ``what`` is the question); ``quoted`` whether sentences bearing on it are quoted."""
+    of one part: ``what`` is the question); ``quoted`` whether sentences bearing on it are quoted;
+    ``bridge`` the sentence that holds the description and names the bridge (a ``"hop"`` only)."""
 
     part: str
     what: str
     quoted: bool
+    bridge: Sentence | None = None
 
 
 BRIDGE_FOUND = 0.6
@@ -168,10 +170,11 @@ def still_missing(question: str, found: Bearing) -> Missing:
     soft = meaning(tuple(wanted), quotes, found.frame.names)
     asked = set(found.frame.terms)
     holding = [s for s in quotes if wanted and _held(wanted, s, soft) >= BRIDGE_FOUND]
-    bridge = next((n for n in (_bridge_name(s, asked) for s in holding) if n), None)
-    if bridge is None:
+    found_in = next(((s, n) for s, n in ((s, _bridge_name(s, asked)) for s in holding) if n), None)
+    if found_in is None:
         return Missing("bridge", hops.bridge, bool(quotes))
-    return Missing("hop", hops.hop_of(bridge), True)
+    line, bridge = found_in
+    return Missing("hop", hops.hop_of(bridge), True, line)
 
 
 def _held(wanted: set[str], sentence: Sentence, soft: SoftTerms | None) -> float:

@@ -15,6 +15,7 @@ from deepresearch.answers.choose import model_chooser
 from deepresearch.answers.dense import Dense
 from deepresearch.answers.ground import Chooser, GroundedAnswer, check_answer, ground_answer
 from deepresearch.answers.learned import AnswerWeights
+from deepresearch.chained import through_bridge
 from deepresearch.citations import Source, cited_ids
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
@@ -40,16 +41,7 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
         written = draft.answer if draft else ""
         answer = _checked_answer(state["question"], written, sources, ctx.answer_weights, ctx.answer_dense)
     else:
-        answer = ground_answer(
-            state["question"],
-            sources,
-            chooser=_chooser(ctx),
-            weights=ctx.answer_weights,
-            reader=ctx.reader,
-            dense=ctx.answer_dense,
-            judge=ctx.answer_judge,
-            yes_no=ctx.answer_yes_no,
-        )
+        answer = _grounded(state["question"], sources, ctx)
     notices = [*state.get("fallbacks", []), *fallbacks, *state.get("notices", [])]
     report = render_report(
         ReportInput(
@@ -78,6 +70,26 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
     )
     update["timings"] = {"report": time.perf_counter() - started}
     return update
+
+
+def _grounded(question: str, sources: list[Source], ctx: ResearchContext) -> GroundedAnswer:
+    """Code's answer line with the reader and its judge, and where it abstains on a two-hop
+    question, the same step on the hop asked of the bridge a sentence read names
+    (:func:`~deepresearch.chained.through_bridge`)."""
+
+    def ask(asked: str) -> GroundedAnswer:
+        return ground_answer(
+            asked,
+            sources,
+            chooser=_chooser(ctx),
+            weights=ctx.answer_weights,
+            reader=ctx.reader,
+            dense=ctx.answer_dense,
+            judge=ctx.answer_judge,
+            yes_no=ctx.answer_yes_no,
+        )
+
+    return through_bridge(question, sources, ask(question), ask)
 
 
 def _model_draft(state: ResearchState, ctx: ResearchContext) -> tuple[ReportDraft | None, str | None]:
