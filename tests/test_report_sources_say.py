@@ -16,7 +16,7 @@ from types import ModuleType
 import pytest
 
 from deepresearch import research
-from deepresearch.answers.ground import GroundedAnswer
+from deepresearch.answers.ground import GroundedAnswer, ground_answer
 from deepresearch.answers.hops import split_hops
 from deepresearch.citations import Source
 from deepresearch.domain import RoundEvaluation, TaskJudgement, TodoItem
@@ -258,3 +258,32 @@ def test_a_task_that_repeats_the_question_or_a_name_alone_becomes_a_question() -
     for t in tasks:
         assert not set(key_stems(QUESTION)) <= set(key_stems(t.title)), t.title
         assert t.title == "The question as asked" or not is_fragment_task(t.title), t.title
+
+
+# A comparison the pages do not decide
+
+
+def test_a_comparison_it_cannot_decide_hands_over_each_options_own_page() -> None:
+    """Which came out first cannot be said when one film's own page was not read: the answer
+    line abstains, and says what the other film's page says and that the first has none."""
+    asked = "Which film came out first, Salt Road or Amber Gate?"
+    salt = Source(
+        id=1,
+        url="doc://salt",
+        title="Salt Road (film)",
+        content="Salt Road is a 1964 drama film directed by Lena Morrow. It was shot in Tarnish.",
+    )
+    review = Source(
+        id=2,
+        url="doc://review",
+        title="Tarnish Film Weekly",
+        content="Tarnish Film Weekly reviewed Amber Gate and Salt Road in its first issue.",
+    )
+    answer = ground_answer(asked, [salt, review])
+    assert answer.status == "abstained"
+    inp = ReportInput(asked, "en", [task(1, [1, 2])], [salt, review], [], 50.0, None, answer=answer)
+    markdown = render_report(inp).markdown
+    line = markdown.split("**Answer:**", 1)[1].split("\n## ", 1)[0]
+    assert "What each option's own page says:" in line
+    assert "Salt Road — “Salt Road is a 1964 drama film directed by Lena Morrow.” [1]" in line
+    assert "Amber Gate — no page of its own among the sources read" in line

@@ -180,7 +180,11 @@ def _answer_block(answer: GroundedAnswer | None, sources: Sequence[Source], h: d
         return ""
     text = literal(answer.text)
     if answer.status == "abstained":
-        return f"**{h['answer']}:** {text}" + _turned_away(answer, sources, h)
+        return (
+            f"**{h['answer']}:** {text}"
+            + _turned_away(answer, sources, h)
+            + _options_read(answer, sources, h)
+        )
     if answer.status == "unverified":
         return f"**{h['answer']}:** {text} *({h['unverified_mark']})*"
     line = f"**{h['answer']}:** {text} [{answer.source_id}]"
@@ -202,6 +206,23 @@ def _turned_away(answer: GroundedAnswer, sources: Sequence[Source], h: dict[str,
     lines = list(dict.fromkeys([*reading.used, reading.sentence]))[:2]
     said = " ".join(_quoted(s.text, s.source_id, sources) for s in lines)
     return f"\n\n*{h['unconfirmed']}:* {literal(reading.text)} — {said}"
+
+
+def _options_read(answer: GroundedAnswer, sources: Sequence[Source], h: dict[str, str]) -> str:
+    """For a comparison the pages did not decide, each option with its own page's line, cited,
+    or the note that no page of its own was read."""
+    if not answer.options_read:
+        return ""
+    said = [
+        f"{literal(o.option)} — "
+        + (
+            _quoted(o.sentence.text, o.sentence.source_id, sources)
+            if o.sentence is not None
+            else h["no_own_page"]
+        )
+        for o in answer.options_read
+    ]
+    return f"\n\n*{h['options_read']}:* " + "; ".join(said)
 
 
 def _quoted(sentence: str, source_id: int, sources: Sequence[Source]) -> str:

@@ -79,6 +79,15 @@ class Decision:
 
 
 @dataclass(frozen=True)
+class OptionReading:
+    """What an option's own page says that bears most on the question (``sentence``: its
+    best-ranked line), or None where no page of its own was read."""
+
+    option: str
+    sentence: Sentence | None
+
+
+@dataclass(frozen=True)
 class _Page:
     name: str
     sentences: tuple[Sentence, ...]
@@ -104,6 +113,20 @@ def decide(frame: QuestionFrame, ranked: Sequence[Ranked], pool: Sequence[Senten
         return None
     index, line = pick
     return Decision(frame.options[index], _cited(line, per_option[index][0]), frame.options)
+
+
+def readout(
+    frame: QuestionFrame, ranked: Sequence[Ranked], pool: Sequence[Sentence]
+) -> tuple[OptionReading, ...]:
+    """Each option's own page's best-ranked line, for a comparison the pages do not decide: the
+    report hands over what each side's page says, and which side no page was read for."""
+    out: list[OptionReading] = []
+    for option in frame.options:
+        page = _page(option, pool)
+        own = {s.source_id for s in page.sentences} if page is not None else set()
+        line = next((r.sentence for r in ranked if r.sentence.source_id in own), None)
+        out.append(OptionReading(option, line or (page.sentences[0] if page and page.sentences else None)))
+    return tuple(out)
 
 
 def _asks_order(text: str) -> bool:

@@ -107,6 +107,8 @@ class GroundedAnswer:
     """Where the answer line abstains, the reader's checked span that the gate turned away: the
     report shows it as the closest reading, not confirmed, so an abstention still hands over
     what the sources say."""
+    options_read: tuple[compare.OptionReading, ...] = ()
+    """Where a comparison abstains, what each option's own page says (or that none was read)."""
 
 
 def ground_answer(
@@ -393,7 +395,7 @@ def _decide(frame: QuestionFrame, ranked: Sequence[Ranked], pool: Sequence[Sente
     reads from each option's page decides; where it cannot, the sources do not say."""
     decision = compare.decide(frame, ranked, pool)
     if decision is None:
-        return abstain(frame, 0.0)
+        return replace(abstain(frame, 0.0), options_read=compare.readout(frame, ranked, pool))
     return _answer(frame, decision.text, decision.evidence, "grounded", decision.names)
 
 
