@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -79,9 +80,24 @@ def _said(answer: GroundedAnswer) -> str | None:
     return answer.text if answer.status != "abstained" else None
 
 
-def measure(rows: list[Row], replies: dict[str, Any], model: KeptReads, show: bool) -> dict[str, list[int]]:
+def chain(model: KeptReads) -> Callable[[Row, GroundedAnswer], GroundedAnswer]:
+    """``through_bridge`` over a row's sources, the hop answered by the product's answer step
+    with the reader and judge of ``model``."""
     gate, dense = gate_from(None), answer_dense()
     live = {"reader": lambda f, r: read(model, f, r), "judge": lambda f, rd: judge(model, f, rd)}
+
+    def chained(row: Row, whole: GroundedAnswer) -> GroundedAnswer:
+        def ask(question: str) -> GroundedAnswer:
+            return ground_answer(question, row.sources, weights=gate, dense=dense, **live)
+
+        return through_bridge(row.question, row.sources, whole, ask)
+
+    return chained
+
+
+def measure(rows: list[Row], replies: dict[str, Any], model: KeptReads, show: bool) -> dict[str, list[int]]:
+    gate, dense = gate_from(None), answer_dense()
+    chained = chain(model)
     counts = {"before": [0, 0], "after": [0, 0]}
     for row in rows:
         cached = replies.get(row.qid)
@@ -93,11 +109,7 @@ def measure(rows: list[Row], replies: dict[str, Any], model: KeptReads, show: bo
             reader=_cached_reader(cached, 6),
             judge=_cached_judge(cached) if cached else None,
         )
-
-        def ask(question: str, row: Row = row) -> GroundedAnswer:
-            return ground_answer(question, row.sources, weights=gate, dense=dense, **live)
-
-        final = through_bridge(row.question, row.sources, whole, ask)
+        final = chained(row, whole)
         for key, answer in (("before", whole), ("after", final)):
             said = _said(answer)
             counts[key][0] += said is not None

@@ -25,14 +25,16 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from answer_dev import EVAL, OUT, rows_from_runs
+from chained import KeptReads, chain
 from fit_answers import Row, gate_from, run_rows
 from reader import replayed
 
+from deepresearch.answers.ground import GroundedAnswer
 from deepresearch.answers.learned import AnswerWeights
 from deepresearch.evaluation.scoring import answer_match, normalize_answer
 
@@ -53,8 +55,15 @@ def write() -> Path:
     return out
 
 
-def _answer(row: Row, gate: AnswerWeights | None, replies: dict[str, Any] | None) -> tuple[str | None, bool]:
+Chain = Callable[[Row, GroundedAnswer], GroundedAnswer]
+
+
+def _answer(
+    row: Row, gate: AnswerWeights | None, replies: dict[str, Any] | None, chained: Chain | None = None
+) -> tuple[str | None, bool]:
     got = replayed(row, gate, (replies or {}).get(row.qid))
+    if chained is not None:
+        got = chained(row, got)
     stated = got.text if got.status != "abstained" else None
     return stated, bool(stated and answer_match(stated, row.answers))
 
@@ -74,12 +83,16 @@ def _same(a: tuple[str | None, bool], b: tuple[str | None, bool]) -> bool:
 
 
 def _answers(
-    folders: Path, gate: AnswerWeights | None, as_run: bool, replies: Path | None = None
+    folders: Path,
+    gate: AnswerWeights | None,
+    as_run: bool,
+    replies: Path | None = None,
+    chained: Chain | None = None,
 ) -> dict[str, tuple[str | None, bool]]:
     if as_run:
         return _as_run(folders)
     cache = json.loads(replies.read_text()) if replies is not None else None
-    return {r.qid: _answer(r, gate, cache) for r in run_rows([folders])}
+    return {r.qid: _answer(r, gate, cache, chained) for r in run_rows([folders])}
 
 
 def pairs(
@@ -88,10 +101,11 @@ def pairs(
     gate: AnswerWeights | None,
     as_run: bool = False,
     replies: Sequence[Path] = (),
+    chained: Chain | None = None,
 ) -> dict[str, float]:
     first, second = replies if replies else (None, None)
-    by_qid = _answers(originals, gate, as_run, first)
-    scored = [(qid.split("#")[0], a) for qid, a in _answers(reworded, gate, as_run, second).items()]
+    by_qid = _answers(originals, gate, as_run, first, chained)
+    scored = [(qid.split("#")[0], a) for qid, a in _answers(reworded, gate, as_run, second, chained).items()]
     kept = [(by_qid[q], a) for q, a in scored if q in by_qid]
     asked = {q for q, _ in scored}
     return {
@@ -119,11 +133,21 @@ def main() -> None:
         metavar=("ORIGINALS_CACHE", "REWORDED_CACHE"),
         help="today's answer step with these evals/reader.py caches replayed",
     )
+    scoring.add_argument(
+        "--chained",
+        type=Path,
+        help="with --replies: two-hop abstentions asked again as their hop (evals/chained.py), "
+        "the live model's replies kept in this file",
+    )
+    scoring.add_argument("--models", type=Path, default=Path("/tmp/deepresearch-models"))
     args = parser.parse_args()
     if args.command == "write":
         print(write())
     else:
-        scored = pairs(args.originals, args.reworded, gate_from(args.weights), args.as_run, args.replies)
+        chained = chain(KeptReads(args.chained, args.models)) if args.chained else None
+        scored = pairs(
+            args.originals, args.reworded, gate_from(args.weights), args.as_run, args.replies, chained
+        )
         print(json.dumps(scored, indent=2))
 
 

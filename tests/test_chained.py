@@ -5,6 +5,7 @@ scripted model at the model seam. Invented people and seas."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from deepresearch.answers.ground import GroundedAnswer, ground_answer
 from deepresearch.answers.learned import confidence_gate
@@ -50,7 +51,7 @@ def _yes(messages: list[Message]) -> float:
     return 0.99 if "Proposed answer: Tomas Brenner" in messages[-1].content else 0.1
 
 
-def _step(model: JudgingModel):  # type: ignore[no-untyped-def]
+def _step(model: JudgingModel) -> Callable[[str], GroundedAnswer]:
     def ask(question: str) -> GroundedAnswer:
         return ground_answer(
             question,

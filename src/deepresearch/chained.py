@@ -1,15 +1,16 @@
 """A two-hop question the answer step abstains on, asked again as its hop of the bridge the
 sources name.
 
-"Who was the husband of the first woman to fly solo from England to Australia?" describes a
-pilot it does not name. Where the answer step cannot answer it whole, the report already finds
-the bridge (:func:`~deepresearch.report_evidence.still_missing`: a sentence read that holds the
-description, by meaning as well as words, "the first female pilot to fly alone from Britain"),
-and names the hop still missing ("Who was the husband of Amy Johnson?"). That hop is a one-part
-question about a named subject: the answer step is asked it over the same sources, and what it
-states, with all its checks, answers the question, cited with the bridge's sentence as the way
-to it. What it does not state leaves the abstention as it was. Measured on the dev sets' own
-passages, with and without their gold passages (docs/BENCHMARKS.md, issue 34's thirteenth step).
+"Who was the husband of the first woman to sail alone across the Merrow Sea?" describes a sailor
+it does not name. Where the answer step cannot answer it whole, the report already finds the
+bridge (:func:`~deepresearch.report_evidence.still_missing`: a sentence read that holds the
+description, by meaning as well as words, "the first female sailor to cross the Merrow Sea
+single-handed"), and names the hop still missing, asked of the sailor by name. That hop is a
+one-part question about a named subject: the answer step is asked it over the same sources, and
+what it states, with all its checks, answers the question, cited with the bridge's sentence as
+the way to it. What it does not state leaves the abstention as it was. Measured on the dev sets'
+own passages, with and without their gold passages (docs/BENCHMARKS.md, issue 34's thirteenth
+step).
 """
 
 from __future__ import annotations
