@@ -24,6 +24,7 @@ from deepresearch.export.html import report_html
 from deepresearch.graph.planning import build_plan
 from deepresearch.llm.testing import ScriptedModel
 from deepresearch.model_outputs import PlannedTask
+from deepresearch.report_evidence import bearing, still_missing
 from deepresearch.report_markdown import ReportInput, render_report
 from deepresearch.search.base import SearchHit
 from deepresearch.search.testing import StaticSearch
@@ -120,6 +121,23 @@ def test_the_missing_line_names_the_hop_asked_of_the_bridge_found() -> None:
         in markdown
     )
     assert QUESTION not in section(markdown, "Key insights")  # the question is not restated
+
+
+def test_a_longer_form_of_the_questions_own_subject_is_no_bridge() -> None:
+    """A page titled by the question's subject with a middle name ("Ada Marie Venn" for "Ada
+    Venn") is the subject again, not the state she was born in: the hop is asked of the new name
+    the sentence writes."""
+    asked = "Who was the first governor of the state where Ada Venn was born?"
+    venn = Source(
+        id=1,
+        url="doc://venn",
+        title="Ada Marie Venn",
+        content="Ada Marie Venn (born 1950) is a painter. Ada Marie Venn was born in Lorvania and "
+        "studied in Dunmore.",
+    )
+    missing = still_missing(asked, bearing(asked, [venn, GRAIN]))
+    assert (missing.part, missing.what) == ("hop", "Who was the first governor of Lorvania?")
+    assert missing.bridge is not None and "born in Lorvania" in missing.bridge.text
 
 
 def test_the_missing_line_names_the_bridge_when_nothing_read_bears_on_it() -> None:

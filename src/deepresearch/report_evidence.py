@@ -170,7 +170,8 @@ def still_missing(question: str, found: Bearing) -> Missing:
     soft = meaning(tuple(wanted), quotes, found.frame.names)
     asked = set(found.frame.terms)
     holding = [s for s in quotes if wanted and _held(wanted, s, soft) >= BRIDGE_FOUND]
-    found_in = next(((s, n) for s, n in ((s, _bridge_name(s, asked)) for s in holding) if n), None)
+    named = (_bridge_name(s, asked, found.frame.names) for s in holding)
+    found_in = next(((s, n) for s, n in zip(holding, named, strict=True) if n), None)
     if found_in is None:
         return Missing("bridge", hops.bridge, bool(quotes))
     line, bridge = found_in
@@ -183,19 +184,25 @@ def _held(wanted: set[str], sentence: Sentence, soft: SoftTerms | None) -> float
     ) / len(wanted)
 
 
-def _bridge_name(sentence: Sentence, asked: set[str]) -> str | None:
+def _bridge_name(sentence: Sentence, asked: set[str], question_names: frozenset[str]) -> str | None:
     """What a sentence that holds the description names: its passage's subject (the title, as a
-    name: "Raven Peak (Montana)" → "Raven Peak") unless the question names it; else the first
-    name the sentence writes that the question does not ("Prague" in "She died in Prague" of a
-    passage titled by the question's own subject); None when it names nothing new."""
+    name: "Raven Peak (Montana)" → "Raven Peak") unless it is the question's own (its words are
+    all the question's, or it shares a name of the question: "Ada Marie Venn" for a question
+    naming "Ada Venn"); else the first name the sentence writes that the question does not
+    ("Prague" in "She died in Prague" of a passage titled by the question's own subject); None
+    when it names nothing new."""
     subject = sentence.subject
-    if subject and not set(key_stems(subject)) <= asked:
+    if subject and _new(subject, asked, question_names):
         return subject
     for name in names(sentence.text):
-        terms = set(key_stems(name))
-        if terms and not terms <= asked and name.lower() not in NATIONALITIES:
+        if _new(name, asked, question_names) and name.lower() not in NATIONALITIES:
             return name
     return None
+
+
+def _new(name: str, asked: set[str], question_names: frozenset[str]) -> bool:
+    terms = set(key_stems(name))
+    return bool(terms) and not terms <= asked and not terms & question_names
 
 
 def _key(text: str) -> str:
