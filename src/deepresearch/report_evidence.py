@@ -201,6 +201,7 @@ def _bridge_name(sentence: Sentence, asked: set[str], question_names: frozenset[
 
 
 def _new(name: str, asked: set[str], question_names: frozenset[str]) -> bool:
+    """``name`` is not the question's: not all its words, and none of its names."""
     terms = set(key_stems(name))
     return bool(terms) and not terms <= asked and not terms & question_names
 

@@ -120,13 +120,17 @@ def readout(
 ) -> tuple[OptionReading, ...]:
     """Each option's own page's best-ranked line, for a comparison the pages do not decide: the
     report hands over what each side's page says, and which side no page was read for."""
-    out: list[OptionReading] = []
-    for option in frame.options:
-        page = _page(option, pool)
-        own = {s.source_id for s in page.sentences} if page is not None else set()
-        line = next((r.sentence for r in ranked if r.sentence.source_id in own), None)
-        out.append(OptionReading(option, line or (page.sentences[0] if page and page.sentences else None)))
-    return tuple(out)
+    return tuple(
+        OptionReading(option, _best_own_line(_page(option, pool), ranked)) for option in frame.options
+    )
+
+
+def _best_own_line(page: _Page | None, ranked: Sequence[Ranked]) -> Sentence | None:
+    """The page's line that ranks best for the question (its first line where none ranks)."""
+    if page is None or not page.sentences:
+        return None
+    own = {s.source_id for s in page.sentences}
+    return next((r.sentence for r in ranked if r.sentence.source_id in own), page.sentences[0])
 
 
 def _asks_order(text: str) -> bool:
