@@ -31,6 +31,8 @@ from deepresearch.search.testing import StaticSearch
 from deepresearch.settings import Settings
 from deepresearch.text import key_stems
 
+from .answers.sources import src
+
 
 def _measure() -> ModuleType:
     """``evals/report_quality.py``, the measure the benchmarks table uses (not a package)."""
@@ -128,11 +130,10 @@ def test_a_longer_form_of_the_questions_own_subject_is_no_bridge() -> None:
     Venn") is the subject again, not the state she was born in: the hop is asked of the new name
     the sentence writes."""
     asked = "Who was the first governor of the state where Ada Venn was born?"
-    venn = Source(
-        id=1,
-        url="doc://venn",
-        title="Ada Marie Venn",
-        content="Ada Marie Venn (born 1950) is a painter. Ada Marie Venn was born in Lorvania and "
+    venn = src(
+        1,
+        "Ada Marie Venn",
+        "Ada Marie Venn (born 1950) is a painter. Ada Marie Venn was born in Lorvania and "
         "studied in Dunmore.",
     )
     missing = still_missing(asked, bearing(asked, [venn, GRAIN]))
@@ -285,17 +286,13 @@ def test_a_comparison_it_cannot_decide_hands_over_each_options_own_page() -> Non
     """Which came out first cannot be said when one film's own page was not read: the answer
     line abstains, and says what the other film's page says and that the first has none."""
     asked = "Which film came out first, Salt Road or Amber Gate?"
-    salt = Source(
-        id=1,
-        url="doc://salt",
-        title="Salt Road (film)",
-        content="Salt Road is a 1964 drama film directed by Lena Morrow. It was shot in Tarnish.",
+    salt = src(
+        1,
+        "Salt Road (film)",
+        "Salt Road is a 1964 drama film directed by Lena Morrow. It was shot in Tarnish.",
     )
-    review = Source(
-        id=2,
-        url="doc://review",
-        title="Tarnish Film Weekly",
-        content="Tarnish Film Weekly reviewed Amber Gate and Salt Road in its first issue.",
+    review = src(
+        2, "Tarnish Film Weekly", "Tarnish Film Weekly reviewed Amber Gate and Salt Road in its first issue."
     )
     answer = ground_answer(asked, [salt, review])
     assert answer.status == "abstained"
