@@ -30,7 +30,7 @@ from fit_answers import Row, gate_from, run_rows
 from reader import _cached_judge, _cached_reader
 
 from deepresearch.answers.ground import GroundedAnswer, ground_answer
-from deepresearch.answers.reader import judge, read
+from deepresearch.answers.reader import TOP_LINES, judge, read
 from deepresearch.chained import through_bridge
 from deepresearch.evaluation.scoring import answer_match
 from deepresearch.llm.base import Completion, Message, Usage
@@ -80,11 +80,11 @@ def _said(answer: GroundedAnswer) -> str | None:
     return answer.text if answer.status != "abstained" else None
 
 
-def chain(model: KeptReads) -> Callable[[Row, GroundedAnswer], GroundedAnswer]:
+def chain(model: KeptReads, top: int = TOP_LINES) -> Callable[[Row, GroundedAnswer], GroundedAnswer]:
     """``through_bridge`` over a row's sources, the hop answered by the product's answer step
-    with the reader and judge of ``model``."""
+    with the reader (shown ``top`` chains) and judge of ``model``."""
     gate, dense = gate_from(None), answer_dense()
-    live = {"reader": lambda f, r: read(model, f, r), "judge": lambda f, rd: judge(model, f, rd)}
+    live = {"reader": lambda f, r: read(model, f, r, top), "judge": lambda f, rd: judge(model, f, rd)}
 
     def chained(row: Row, whole: GroundedAnswer) -> GroundedAnswer:
         def ask(question: str) -> GroundedAnswer:
@@ -95,9 +95,11 @@ def chain(model: KeptReads) -> Callable[[Row, GroundedAnswer], GroundedAnswer]:
     return chained
 
 
-def measure(rows: list[Row], replies: dict[str, Any], model: KeptReads, show: bool) -> dict[str, list[int]]:
+def measure(
+    rows: list[Row], replies: dict[str, Any], model: KeptReads, show: bool, top: int = TOP_LINES
+) -> dict[str, list[int]]:
     gate, dense = gate_from(None), answer_dense()
-    chained = chain(model)
+    chained = chain(model, top)
     counts = {"before": [0, 0], "after": [0, 0]}
     for row in rows:
         cached = replies.get(row.qid)
@@ -106,7 +108,7 @@ def measure(rows: list[Row], replies: dict[str, Any], model: KeptReads, show: bo
             row.sources,
             weights=gate,
             dense=dense,
-            reader=_cached_reader(cached, 6),
+            reader=_cached_reader(cached, top),
             judge=_cached_judge(cached) if cached else None,
         )
         final = chained(row, whole)
@@ -128,12 +130,18 @@ def main() -> None:
     parser.add_argument("--models", type=Path, default=Path("/tmp/deepresearch-models"))
     parser.add_argument("--half", default="dev", choices=["dev", "test"])
     parser.add_argument("--show", action="store_true")
+    parser.add_argument(
+        "--top",
+        type=int,
+        default=TOP_LINES,
+        help="the chains the cached replies were read over (evals/reader.py read --top)",
+    )
     args = parser.parse_args()
     replies = {name: json.loads(Path(f).read_text()) for name, f in (r.split("=", 1) for r in args.replies)}
     model = KeptReads(args.reads, args.models)
     for name, where in (s.split("=", 1) for s in args.set):
         rows = _rows(name, where, args.half)
-        counts = measure(rows, replies.get(name, {}), model, args.show)
+        counts = measure(rows, replies.get(name, {}), model, args.show, args.top)
         n = len(rows)
         line = " | ".join(
             f"{key} {right / n:.3f} / {right / max(stated, 1):.3f} ({stated} stated)"

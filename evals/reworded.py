@@ -36,6 +36,7 @@ from reader import replayed
 
 from deepresearch.answers.ground import GroundedAnswer
 from deepresearch.answers.learned import AnswerWeights
+from deepresearch.answers.reader import TOP_LINES
 from deepresearch.evaluation.scoring import answer_match, normalize_answer
 
 REWORDINGS = Path(__file__).resolve().parent / "data" / "rewordings_dev.jsonl"
@@ -59,9 +60,13 @@ Chain = Callable[[Row, GroundedAnswer], GroundedAnswer]
 
 
 def _answer(
-    row: Row, gate: AnswerWeights | None, replies: dict[str, Any] | None, chained: Chain | None = None
+    row: Row,
+    gate: AnswerWeights | None,
+    replies: dict[str, Any] | None,
+    chained: Chain | None = None,
+    top: int = TOP_LINES,
 ) -> tuple[str | None, bool]:
-    got = replayed(row, gate, (replies or {}).get(row.qid))
+    got = replayed(row, gate, (replies or {}).get(row.qid), top)
     if chained is not None:
         got = chained(row, got)
     stated = got.text if got.status != "abstained" else None
@@ -88,11 +93,12 @@ def _answers(
     as_run: bool,
     replies: Path | None = None,
     chained: Chain | None = None,
+    top: int = TOP_LINES,
 ) -> dict[str, tuple[str | None, bool]]:
     if as_run:
         return _as_run(folders)
     cache = json.loads(replies.read_text()) if replies is not None else None
-    return {r.qid: _answer(r, gate, cache, chained) for r in run_rows([folders])}
+    return {r.qid: _answer(r, gate, cache, chained, top) for r in run_rows([folders])}
 
 
 def pairs(
@@ -102,10 +108,12 @@ def pairs(
     as_run: bool = False,
     replies: Sequence[Path] = (),
     chained: Chain | None = None,
+    top: int = TOP_LINES,
 ) -> dict[str, float]:
     first, second = replies if replies else (None, None)
-    by_qid = _answers(originals, gate, as_run, first, chained)
-    scored = [(qid.split("#")[0], a) for qid, a in _answers(reworded, gate, as_run, second, chained).items()]
+    by_qid = _answers(originals, gate, as_run, first, chained, top)
+    reworded_answers = _answers(reworded, gate, as_run, second, chained, top)
+    scored = [(qid.split("#")[0], a) for qid, a in reworded_answers.items()]
     kept = [(by_qid[q], a) for q, a in scored if q in by_qid]
     asked = {q for q, _ in scored}
     return {
@@ -140,14 +148,16 @@ def main() -> None:
         "the live model's replies kept in this file",
     )
     scoring.add_argument("--models", type=Path, default=Path("/tmp/deepresearch-models"))
+    scoring.add_argument(
+        "--top", type=int, default=TOP_LINES, help="the chains the --replies caches were read over"
+    )
     args = parser.parse_args()
     if args.command == "write":
         print(write())
     else:
-        chained = chain(KeptReads(args.chained, args.models)) if args.chained else None
-        scored = pairs(
-            args.originals, args.reworded, gate_from(args.weights), args.as_run, args.replies, chained
-        )
+        chained = chain(KeptReads(args.chained, args.models), args.top) if args.chained else None
+        gate = gate_from(args.weights)
+        scored = pairs(args.originals, args.reworded, gate, args.as_run, args.replies, chained, args.top)
         print(json.dumps(scored, indent=2))
 
 
