@@ -27,7 +27,7 @@ from typing import Any
 
 from answer_dev import answer_dense
 from fit_answers import Row, gate_from, run_rows
-from reader import _cached_judge, _cached_reader
+from reader import replayed
 
 from deepresearch.answers.ground import GroundedAnswer, ground_answer
 from deepresearch.answers.reader import TOP_LINES, judge, read
@@ -98,19 +98,12 @@ def chain(model: KeptReads, top: int = TOP_LINES) -> Callable[[Row, GroundedAnsw
 def measure(
     rows: list[Row], replies: dict[str, Any], model: KeptReads, show: bool, top: int = TOP_LINES
 ) -> dict[str, list[int]]:
-    gate, dense = gate_from(None), answer_dense()
+    gate = gate_from(None)
     chained = chain(model, top)
     counts = {"before": [0, 0], "after": [0, 0]}
     for row in rows:
         cached = replies.get(row.qid)
-        whole = ground_answer(
-            row.question,
-            row.sources,
-            weights=gate,
-            dense=dense,
-            reader=_cached_reader(cached, top),
-            judge=_cached_judge(cached) if cached else None,
-        )
+        whole = replayed(row, gate, cached, top)
         final = chained(row, whole)
         for key, answer in (("before", whole), ("after", final)):
             said = _said(answer)

@@ -56,19 +56,24 @@ def write() -> Path:
     return out
 
 
-Chain = Callable[[Row, GroundedAnswer], GroundedAnswer]
+Step = Callable[[Row, dict[str, Any] | None], GroundedAnswer]
+"""The answer step on a row, given its cached reader replies (None: none cached)."""
 
 
-def _answer(
-    row: Row,
-    gate: AnswerWeights | None,
-    replies: dict[str, Any] | None,
-    chained: Chain | None = None,
-    top: int = TOP_LINES,
-) -> tuple[str | None, bool]:
-    got = replayed(row, gate, (replies or {}).get(row.qid), top)
-    if chained is not None:
-        got = chained(row, got)
+def replay_step(gate: AnswerWeights | None, top: int = TOP_LINES, chained: KeptReads | None = None) -> Step:
+    """Today's answer step with the replies replayed over ``top`` chains (``reader.replayed``), and
+    where ``chained`` keeps the live hop reads, two-hop abstentions asked again (``chained.chain``)."""
+    hop = chain(chained, top) if chained is not None else None
+
+    def step(row: Row, cached: dict[str, Any] | None) -> GroundedAnswer:
+        got = replayed(row, gate, cached, top)
+        return hop(row, got) if hop is not None else got
+
+    return step
+
+
+def _answer(row: Row, step: Step, replies: dict[str, Any] | None) -> tuple[str | None, bool]:
+    got = step(row, (replies or {}).get(row.qid))
     stated = got.text if got.status != "abstained" else None
     return stated, bool(stated and answer_match(stated, row.answers))
 
@@ -88,32 +93,24 @@ def _same(a: tuple[str | None, bool], b: tuple[str | None, bool]) -> bool:
 
 
 def _answers(
-    folders: Path,
-    gate: AnswerWeights | None,
-    as_run: bool,
-    replies: Path | None = None,
-    chained: Chain | None = None,
-    top: int = TOP_LINES,
+    folders: Path, step: Step, as_run: bool, replies: Path | None = None
 ) -> dict[str, tuple[str | None, bool]]:
     if as_run:
         return _as_run(folders)
     cache = json.loads(replies.read_text()) if replies is not None else None
-    return {r.qid: _answer(r, gate, cache, chained, top) for r in run_rows([folders])}
+    return {r.qid: _answer(r, step, cache) for r in run_rows([folders])}
 
 
 def pairs(
     originals: Path,
     reworded: Path,
-    gate: AnswerWeights | None,
+    step: Step,
     as_run: bool = False,
     replies: Sequence[Path] = (),
-    chained: Chain | None = None,
-    top: int = TOP_LINES,
 ) -> dict[str, float]:
     first, second = replies if replies else (None, None)
-    by_qid = _answers(originals, gate, as_run, first, chained, top)
-    reworded_answers = _answers(reworded, gate, as_run, second, chained, top)
-    scored = [(qid.split("#")[0], a) for qid, a in reworded_answers.items()]
+    by_qid = _answers(originals, step, as_run, first)
+    scored = [(qid.split("#")[0], a) for qid, a in _answers(reworded, step, as_run, second).items()]
     kept = [(by_qid[q], a) for q, a in scored if q in by_qid]
     asked = {q for q, _ in scored}
     return {
@@ -155,9 +152,9 @@ def main() -> None:
     if args.command == "write":
         print(write())
     else:
-        chained = chain(KeptReads(args.chained, args.models), args.top) if args.chained else None
-        gate = gate_from(args.weights)
-        scored = pairs(args.originals, args.reworded, gate, args.as_run, args.replies, chained, args.top)
+        kept = KeptReads(args.chained, args.models) if args.chained else None
+        step = replay_step(gate_from(args.weights), args.top, kept)
+        scored = pairs(args.originals, args.reworded, step, args.as_run, args.replies)
         print(json.dumps(scored, indent=2))
 
 
