@@ -1,5 +1,8 @@
-"""Yes/no questions: code's answer line alone, and with the embedded model's P("yes") where code
-leaves an open yes/no question unanswered (``ground.YES_AT``).
+"""Yes/no questions: code's answer line alone, and with the embedded model where code leaves an
+open yes/no question unanswered: its P("yes") over code's best lines (``ground.YES_AT``), then the
+question settled through the open question it checks (``chained.through_claim``: the model's
+rewrite, the answer step with the reader and judge on that question, the model's P over the
+answer's line).
 
     python evals/yes_no.py qwen1.5b [--half dev|test] [--cache F.json] [--show]
 
@@ -7,9 +10,10 @@ Rows: every yes/no question of the :mod:`contexts` sets of that half (their own 
 and without the gold ones), and the demo questions' yes/no ones over their gold passages or,
 for the "without" line, over four other demo passages drawn by the question's id (the demo sets
 are not split by half: ``demo`` and ``own_words_dev`` are read with ``--half dev``,
-``own_words`` — never fitted — with ``--half test``). The model's P per prompt is kept in
-``--cache`` so a second run costs nothing. Prints per set: questions, stated and right for code
-alone and for the shipped answer step, and for the rows without gold the share abstained.
+``own_words`` — never fitted — with ``--half test``; ``yes_no_dev`` with ``--half dev``). The
+model's P and replies per prompt are kept in ``--cache`` so a second run costs nothing. Prints per
+set: questions, stated and right for code alone, for the answer step before the claim chain
+(``P only``) and for the shipped one, and for the rows without gold the share abstained.
 """
 
 from __future__ import annotations
@@ -20,26 +24,30 @@ import json
 import random
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from answer_dev import answer_dense
 from contexts import DATA, DEMO_CORPUS, sets
 from fit_answers import Row, doc_sources, gate_from, load_corpus
 
+from deepresearch.answers import claims
 from deepresearch.answers.ground import GroundedAnswer, ground_answer
-from deepresearch.answers.reader import weigh_yes_no
+from deepresearch.answers.reader import judge, read, weigh_yes_no
+from deepresearch.chained import through_claim
 from deepresearch.evaluation.scoring import answer_match
-from deepresearch.llm.base import Message
+from deepresearch.llm.base import Completion, Message
 from deepresearch.llm.embedded import EmbeddedModel
 
 DEMO_SETS = {
-    "dev": ("demo_questions.jsonl", "demo_questions_own_words_dev.jsonl"),
+    "dev": ("demo_questions.jsonl", "demo_questions_own_words_dev.jsonl", "demo_questions_yes_no_dev.jsonl"),
     "test": ("demo_questions_own_words.jsonl",),
 }
 DISTRACTORS = 4
 
 
 class CachedYesNo:
-    """The embedded model's P("yes"), kept per prompt in a JSON file; loaded on first need."""
+    """The embedded model's P("yes") and replies, kept per prompt in a JSON file; loaded on first
+    need."""
 
     def __init__(self, name: str, path: Path, models: Path) -> None:
         self._name, self._path, self._models = name, path, models
@@ -49,13 +57,31 @@ class CachedYesNo:
     def yes_probability(self, messages: list[Message]) -> float:
         key = hashlib.sha1(repr(messages).encode()).hexdigest()
         if key not in self._kept:
-            if self._model is None:
-                self._model = EmbeddedModel.from_name(
-                    self._name, cache_dir=self._models, n_threads=2, n_threads_batch=2
-                )
-            self._kept[key] = self._model.yes_probability(messages)
+            self._kept[key] = self._loaded().yes_probability(messages)
             self._path.write_text(json.dumps(self._kept))
-        return self._kept[key]
+        return float(self._kept[key])
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        step: str = "",
+        schema: dict[str, Any] | None = None,
+        max_tokens: int = 512,
+    ) -> Completion:
+        key = hashlib.sha1(repr((messages, schema, max_tokens)).encode()).hexdigest()
+        if key not in self._kept:
+            reply = self._loaded().complete(messages, step=step, schema=schema, max_tokens=max_tokens)
+            self._kept[key] = reply.text
+            self._path.write_text(json.dumps(self._kept))
+        return Completion(str(self._kept[key]))
+
+    def _loaded(self) -> EmbeddedModel:
+        if self._model is None:
+            self._model = EmbeddedModel.from_name(
+                self._name, cache_dir=self._models, n_threads=2, n_threads_batch=2
+            )
+        return self._model
 
 
 def demo_rows(name: str, without_gold: bool) -> list[Row]:
@@ -95,24 +121,35 @@ def _said(answer: GroundedAnswer) -> str | None:
 
 def tally(rows: Sequence[Row], model: CachedYesNo, show: bool) -> dict[str, int]:
     gate, dense = gate_from(None), answer_dense()
-    counts = dict.fromkeys(("n", "code_stated", "code_right", "stated", "right"), 0)
+    check = claims.ClaimCheck(
+        rewrite=lambda question: claims.rewrite(model, question),
+        weigh=lambda question, lines: claims.weigh(model, question, lines),
+    )
+    counts = {f"{p}{k}": 0 for p in ("code_", "p_", "") for k in ("stated", "right")} | {"n": 0}
     for row in rows:
-        code = _said(ground_answer(row.question, row.sources, weights=gate, dense=dense))
-        shipped = _said(
-            ground_answer(
-                row.question,
+
+        def ask(question: str, row: Row = row) -> GroundedAnswer:
+            return ground_answer(
+                question,
                 row.sources,
                 weights=gate,
                 dense=dense,
+                reader=lambda frame, ranked: read(model, frame, ranked),
+                judge=lambda frame, reading: judge(model, frame, reading),
                 yes_no=lambda frame, ranked: weigh_yes_no(model, frame, ranked),
             )
-        )
+
+        code = _said(ground_answer(row.question, row.sources, weights=gate, dense=dense))
+        weighed = ask(row.question)
+        shipped = _said(through_claim(row.question, row.sources, weighed, ask, check))
         counts["n"] += 1
-        for prefix, said in (("code_", code), ("", shipped)):
+        for prefix, said in (("code_", code), ("p_", _said(weighed)), ("", shipped)):
             counts[f"{prefix}stated"] += said is not None
             counts[f"{prefix}right"] += bool(said and answer_match(said, row.answers))
         if show:
-            print(f"   {row.answers[:1]} code={code} shipped={shipped} | {row.question}")
+            print(
+                f"   {row.answers[:1]} code={code} P only={_said(weighed)} shipped={shipped} | {row.question}"
+            )
     return counts
 
 
@@ -131,7 +168,8 @@ def main() -> None:
         c = tally(rows, model, args.show)
         line = (
             f"{name:22} n={c['n']:3} code: stated {c['code_stated']:2} right {c['code_right']:2}"
-            f" | with the model: stated {c['stated']:2} right {c['right']:2}"
+            f" | P only: stated {c['p_stated']:2} right {c['p_right']:2}"
+            f" | shipped: stated {c['stated']:2} right {c['right']:2}"
         )
         if name.endswith("-nogold"):
             line += f" | abstained {1 - c['stated'] / c['n']:.3f}"

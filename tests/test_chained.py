@@ -1,16 +1,20 @@
 """A two-hop question the answer step abstains on is asked again as its hop of the bridge a
-sentence read names (``chained.through_bridge``), with the real answer step and reader code and a
-scripted model at the model seam. Invented people and seas."""
+sentence read names (``chained.through_bridge``), and an open yes/no question as the open question
+it checks (``chained.through_claim``), with the real answer step and reader code and a scripted
+model at the model seam. Invented people, seas and bridges."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 
+from deepresearch.answers import claims
+from deepresearch.answers.claims import ClaimCheck
 from deepresearch.answers.ground import GroundedAnswer, ground_answer
 from deepresearch.answers.learned import confidence_gate
-from deepresearch.answers.reader import judge, read
-from deepresearch.chained import through_bridge
+from deepresearch.answers.reader import judge, read, weigh_yes_no
+from deepresearch.chained import through_bridge, through_claim
 from deepresearch.llm.base import Message, ModelCall
 from deepresearch.llm.testing import JudgingModel
 
@@ -104,3 +108,121 @@ def test_an_answer_already_stated_and_a_question_of_one_part_ask_nothing_more() 
         through_bridge("Which harbour did Tomas Brenner sail from?", SOURCES, one_part, counting) is one_part
     )
     assert asked == []
+
+
+VIADUCT = [
+    src(
+        1,
+        "Kellan Viaduct",
+        "The Kellan Viaduct is a stone railway bridge. It went up in Dunmore in 1921, to the design of "
+        "the engineer Ada Roe.",
+    ),
+    src(2, "Dunmore", "Dunmore is a market town on the river Kell."),
+]
+
+
+def _claim_step(reader: str, yes: float) -> tuple[Callable[[str], GroundedAnswer], ClaimCheck, JudgingModel]:
+    """The answer step over the viaduct's sources and the claim check, both on one scripted
+    model: its rewrite and its reading as measured of the 1.5B model, its P("yes") ``yes``
+    where it weighs a yes/no question and sure where it judges a reading."""
+
+    def rewrite(call: ModelCall) -> str:
+        guess = call.messages[-1].content
+        if "designed" in guess:
+            return json.dumps({"ask": "Who designed the Kellan Viaduct?", "claim": "Pia Voss"})
+        return json.dumps({"ask": "Where was the Kellan Viaduct constructed?", "claim": "Marrow Bay"})
+
+    def p_yes(messages: list[Message]) -> float:
+        return (
+            yes if "Reply yes or no." in messages[-1].content and "Lines:" in messages[-1].content else 0.99
+        )
+
+    model = JudgingModel({"claim": rewrite, "reader": reader}, yes=p_yes)
+
+    def ask(question: str) -> GroundedAnswer:
+        return ground_answer(
+            question,
+            VIADUCT,
+            weights=confidence_gate(None),
+            reader=lambda frame, ranked: read(model, frame, ranked),
+            judge=lambda frame, reading: judge(model, frame, reading),
+            yes_no=lambda frame, ranked: weigh_yes_no(model, frame, ranked),
+        )
+
+    check = ClaimCheck(
+        rewrite=lambda question: claims.rewrite(model, question),
+        weigh=lambda question, lines: claims.weigh(model, question, lines),
+    )
+    return ask, check, model
+
+
+def test_a_yes_no_question_whose_line_states_another_place_is_answered_no_and_cited() -> None:
+    """ "went up in Dunmore" answers "Where was it constructed?"; the model does not read Dunmore
+    as lying in Marrow Bay, so the guess is answered no, cited to the line that says otherwise."""
+    question = "Was the Kellan Viaduct constructed in Marrow Bay?"
+    ask, check, _ = _claim_step(json.dumps({"lines": [1], "answer": "Dunmore"}), yes=0.2)
+    whole = ask(question)
+    assert whole.status == "abstained"
+    got = through_claim(question, VIADUCT, whole, ask, check)
+    assert (got.text, got.status, got.kind, got.source_id) == ("no", "grounded", "yesno", 1)
+    assert "went up in Dunmore" in got.sentence and got.judged == 0.2
+
+
+def test_a_place_the_model_reads_as_inside_the_guess_is_yes_and_an_unsure_one_is_left() -> None:
+    question = "Was the Kellan Viaduct constructed in Marrow Bay?"
+    ask, check, _ = _claim_step(json.dumps({"lines": [1], "answer": "Dunmore"}), yes=0.9)
+    assert through_claim(question, VIADUCT, ask(question), ask, check).text == "yes"
+    ask, check, _ = _claim_step(json.dumps({"lines": [1], "answer": "Dunmore"}), yes=0.75)
+    whole = ask(question)
+    assert through_claim(question, VIADUCT, whole, ask, check) is whole
+
+
+def test_another_person_in_the_role_is_no_without_asking_the_model() -> None:
+    question = "Was the Kellan Viaduct designed by Pia Voss?"
+    ask, check, model = _claim_step(json.dumps({"lines": [1], "answer": "Ada Roe"}), yes=0.99)
+    got = through_claim(question, VIADUCT, ask(question), ask, check)
+    assert (got.text, got.source_id) == ("no", 1)
+    assert got.judged is None
+
+
+def test_an_open_question_the_sources_do_not_answer_leaves_the_abstention() -> None:
+    question = "Was the Kellan Viaduct constructed in Marrow Bay?"
+    ask, check, _ = _claim_step(json.dumps({"lines": [], "answer": "none"}), yes=0.2)
+    whole = ask(question)
+    assert through_claim(question, VIADUCT, whole, ask, check) is whole
+
+
+def test_a_rewrite_that_repeats_the_question_asks_nothing_more() -> None:
+    question = "Was the Kellan Viaduct constructed in Marrow Bay?"
+    ask, _, _ = _claim_step(json.dumps({"lines": [1], "answer": "Dunmore"}), yes=0.2)
+    asked: list[str] = []
+
+    def counting(q: str) -> GroundedAnswer:
+        asked.append(q)
+        return ask(q)
+
+    echo = ClaimCheck(
+        rewrite=lambda q: claims.parse_claim(q, json.dumps({"ask": q, "claim": "yes"})),
+        weigh=lambda q, lines: 0.2,
+    )
+    whole = ask(question)
+    assert through_claim(question, VIADUCT, whole, counting, echo) is whole
+    assert through_claim(question, VIADUCT, whole, counting, None) is whole
+    assert asked == []
+
+
+def test_an_answer_read_from_another_page_through_a_bridge_settles_nothing() -> None:
+    """The open question's answer must stand on a line about the question's subject: a line of
+    another page reached through a bridge ("It went up in Calder", on the Calder Arch's page)
+    says nothing of where the viaduct went up."""
+    question = "Was the Kellan Viaduct constructed in Marrow Bay?"
+    ask, check, _ = _claim_step(json.dumps({"lines": [], "answer": "none"}), yes=0.2)
+    arch = src(3, "Calder Arch", "The Calder Arch is a footbridge. It went up in Calder in 1930.")
+    elsewhere = GroundedAnswer(
+        "Calder", "grounded", "place", source_id=3, sentence="It went up in Calder in 1930.",
+        via_source_id=1, via_sentence=VIADUCT[0].content,
+    )  # fmt: skip
+    whole = ask(question)
+    assert through_claim(question, [*VIADUCT, arch], whole, lambda q: elsewhere, check) is whole
+    own = replace(elsewhere, text="Dunmore", source_id=1, sentence="It went up in Dunmore in 1921.")
+    assert through_claim(question, [*VIADUCT, arch], whole, lambda q: own, check).text == "no"

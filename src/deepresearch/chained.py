@@ -18,9 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from deepresearch.answers.claims import ClaimCheck, settle
 from deepresearch.answers.ground import GroundedAnswer
+from deepresearch.answers.question import frame_question
 from deepresearch.citations import Source
 from deepresearch.report_evidence import bearing, still_missing
+from deepresearch.text import key_stems
 
 Ask = Callable[[str], GroundedAnswer]
 """The answer step on another question over the same sources."""
@@ -43,4 +46,55 @@ def through_bridge(
     return replace(hop, via_source_id=missing.bridge.source_id, via_sentence=missing.bridge.text)
 
 
-__all__ = ["Ask", "through_bridge"]
+def through_claim(
+    question: str, sources: Sequence[Source], answer: GroundedAnswer, ask: Ask, check: ClaimCheck | None
+) -> GroundedAnswer:
+    """``answer``, or where it abstains on an open yes/no question, "yes" or "no" settled through
+    the open question it checks (:mod:`deepresearch.answers.claims`) by the answer step's answer
+    to that question, cited to the line read that writes both that answer and every name the
+    open question does (its text or its page's title): an answer read from another page's line
+    through a bridge says nothing of the question's subject (end to end, a band's founding city
+    was read from another band's page). ``answer`` again where nothing settles it."""
+    frame = frame_question(question)
+    if check is None or answer.status != "abstained" or frame.kind != "yesno":
+        return answer
+    claim = check.rewrite(question)
+    if claim is None:
+        return answer
+    found = ask(claim.asks)
+    cited = _subject_line(found, sources, frame_question(claim.asks).names)
+    if cited is None:
+        return answer
+    line = _titled(cited.sentence, cited.source_id, sources)
+    verdict, p_yes = settle(claim, cited.text, cited.sentence, lambda: check.weigh(question, [line]))
+    if verdict is None:
+        return answer
+    settled = replace(cited, text=verdict, kind="yesno", candidates=("yes", "no"), chosen_by="reader")
+    return replace(settled, judged=None if p_yes is None else round(p_yes, 3))
+
+
+def _subject_line(
+    found: GroundedAnswer, sources: Sequence[Source], names: frozenset[str]
+) -> GroundedAnswer | None:
+    """``found`` cited to its own line, or else to its bridge line, whichever (titled) writes the
+    answer and every one of ``names`` ("(Tessa Morrow) She grew up in Tenby" where the answer's
+    own line is Tenby's page); None when neither does or nothing was found."""
+    if found.status == "abstained":
+        return None
+    wanted = names | frozenset(key_stems(found.text))
+    own = (found.source_id, found.sentence, found)
+    bridge = (found.via_source_id, found.via_sentence, replace(found, source_id=found.via_source_id,
+              sentence=found.via_sentence, via_source_id=None, via_sentence=""))  # fmt: skip
+    for source_id, sentence, cited in (own, bridge):
+        if sentence and wanted <= frozenset(key_stems(_titled(sentence, source_id, sources))):
+            return cited
+    return None
+
+
+def _titled(sentence: str, source_id: int | None, sources: Sequence[Source]) -> str:
+    """The line as the model is shown it: its page's title in parentheses, then the sentence."""
+    title = next((s.title for s in sources if s.id == source_id), "")
+    return f"({title}) {sentence}"
+
+
+__all__ = ["Ask", "through_bridge", "through_claim"]

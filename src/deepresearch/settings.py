@@ -160,8 +160,11 @@ class Settings(BaseSettings):
     `ANSWER_MIN_CONFIDENCE` set); where code states an answer on a confidence below 0.7, the reader must
     give the same answer or the answer line abstains; a span turned away is
     shown under the abstention as the closest reading, not confirmed; an open yes/no question code leaves
-    unanswered is answered "yes" where an in-process model's P(yes) over the lines is at least 0.85 (not
-    with `ANSWER_MIN_CONFIDENCE` set):
+    unanswered is answered "yes" where an in-process model's P(yes) over the lines is at least 0.85, and
+    else through the open question it checks ("Was X built in Y?" → "Where was X built?", the model's
+    rewrite): the answer that question states, on a line about X, answers "yes" where it is Y (or a date
+    in the period asked, or a place the model reads as inside Y) and "no" where it is another (not with
+    `ANSWER_MIN_CONFIDENCE` set):
     `auto` (on when `READER_MODEL` is
     set or, on the embedded provider, a bundled model that
     measured as a reader is installed: Qwen2.5-Coder-1.5B, which `scripts/install.sh` installs), `on` or

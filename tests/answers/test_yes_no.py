@@ -1,14 +1,20 @@
 """Open yes/no questions in other words than their passage: code cannot match "raised" to "grew
-up", so the reader's model weighs the best lines and a sure "yes" is stated, cited to its line."""
+up", so the reader's model weighs the best lines and a sure "yes" is stated, cited to its line;
+a town the line does not say is answered "no" through the open question the question checks
+(``chained.through_claim``)."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
 from deepresearch import research
+from deepresearch.answers import claims
 from deepresearch.answers.ground import YES_AT, GroundedAnswer, ground_answer
 from deepresearch.answers.learned import confidence_gate
-from deepresearch.answers.reader import weigh_yes_no
+from deepresearch.answers.reader import judge, read, weigh_yes_no
+from deepresearch.chained import through_claim
 from deepresearch.llm.base import Message
 from deepresearch.llm.embedded import EmbeddedModel
 from deepresearch.llm.testing import JudgingModel
@@ -125,3 +131,54 @@ def test_the_yes_is_cited_to_the_line_naming_the_question_not_the_line_best_by_w
         question, sources, weights=confidence_gate(None), yes_no=lambda f, r: weigh_yes_no(model, f, r)
     )
     assert answer.text == "yes" and answer.source_id == 1
+
+
+def _no_over_another_town(messages: list[Message]) -> float:
+    """Sure when it judges the reader's town; unsure of Abersoch over the line that says Tenby."""
+    return 0.99 if "Proposed answer:" in messages[-1].content else 0.1
+
+
+def test_a_run_answers_no_where_the_line_states_another_town(settings: Settings) -> None:
+    """Asked of a town the passage does not say, the run asks where she grew up, reads Tenby
+    and answers no, cited to her page: before, it abstained (a low P alone is never a "no")."""
+    hits = [
+        SearchHit(url=f"https://example.org/{s.id}", title=s.title, snippet=s.content or "") for s in SOURCES
+    ]
+    claim = json.dumps({"ask": "Where was Tessa Morrow raised?", "claim": "Abersoch"})
+    model = JudgingModel(
+        {"claim": claim, "reader": json.dumps({"lines": [1], "answer": "Tenby"})}, yes=_no_over_another_town
+    )
+    result = research(
+        "Was Tessa Morrow raised in Abersoch?", settings=settings.with_overrides(answer_reader="on"),
+        model=model, search=StaticSearch(default=hits), max_web_research_loops=1,
+    )  # fmt: skip
+    assert result.answer.startswith("no") and result.answer_status == "grounded"
+    morrow = next(s.id for s in result.sources if s.title == "Tessa Morrow")
+    assert result.answer_source_number == morrow
+    assert "grew up in Tenby" in result.report_markdown
+
+
+def test_the_installed_model_turns_the_question_into_where_she_grew_up_and_answers_no(
+    qwen: EmbeddedModel,
+) -> None:
+    """The real 1.5B model writes the open question and its claim, and the answer step with the
+    real reader and judge answers it from her page: Tenby, not Abersoch."""
+    question = "Was Tessa Morrow raised in Abersoch?"
+    claim = claims.rewrite(qwen, question)
+    assert claim is not None and claim.claim == "Abersoch" and "Tessa Morrow" in claim.asks
+
+    def ask(asked: str) -> GroundedAnswer:
+        return ground_answer(
+            asked,
+            SOURCES,
+            weights=confidence_gate(None),
+            reader=lambda f, r: read(qwen, f, r),
+            judge=lambda f, reading: judge(qwen, f, reading),
+            yes_no=lambda f, r: weigh_yes_no(qwen, f, r),
+        )
+
+    check = claims.ClaimCheck(
+        rewrite=lambda q: claims.rewrite(qwen, q), weigh=lambda q, lines: claims.weigh(qwen, q, lines)
+    )
+    got = through_claim(question, SOURCES, ask(question), ask, check)
+    assert (got.text, got.source_id) == ("no", 1)

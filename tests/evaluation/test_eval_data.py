@@ -79,6 +79,11 @@ def test_rewordings_are_dev_half_rows_with_two_each() -> None:
             {"one-hop": 10, "two-hop": 8, "yesno": 8, "unanswerable": 4},
             ("demo_questions.jsonl", "demo_questions_own_words.jsonl"),
         ),
+        (
+            "demo_questions_yes_no_dev.jsonl",
+            {"yesno": 32},
+            ("demo_questions.jsonl", "demo_questions_own_words.jsonl", "demo_questions_own_words_dev.jsonl"),
+        ),
     ],
 )
 def test_demo_questions_in_own_words_point_at_the_demo_corpus(
@@ -87,7 +92,7 @@ def test_demo_questions_in_own_words_point_at_the_demo_corpus(
     rows = _rows(DATA / name)
     corpus = _corpus_ids(demo_corpus_path())
     texts = {d["doc_id"]: d["text"] for d in _rows(demo_corpus_path())}
-    assert len(rows) == 30 and len({r["id"] for r in rows}) == 30
+    assert len({r["id"] for r in rows}) == len(rows) == sum(kinds.values())
     assert Counter(str(r["kind"]) for r in rows) == kinds
     for row in rows:
         docs = list(row["doc_ids"])  # type: ignore[call-overload]
@@ -97,3 +102,5 @@ def test_demo_questions_in_own_words_point_at_the_demo_corpus(
             assert any(str(row["answers"][0]) in str(texts[d]) for d in docs)  # type: ignore[index]
     known = {r["question"] for file in earlier for r in _rows(DATA / file)}
     assert not {r["question"] for r in rows} & known
+    if kinds.keys() == {"yesno"}:  # yes and no in equal numbers, so saying one alone scores half
+        assert Counter(str(r["answers"][0]) for r in rows) == {"yes": 16, "no": 16}  # type: ignore[index]

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from deepresearch.answers.claims import ClaimCheck, rewrite, weigh
 from deepresearch.answers.dense import Dense, dense_for
 from deepresearch.answers.ground import Judge, Reader, YesNo
 from deepresearch.answers.learned import AnswerWeights, confidence_gate
@@ -100,6 +101,20 @@ class ResearchContext:
         code's confidence alone decide; else None."""
         leaf = self._yes_no_model()
         return None if leaf is None else (lambda frame, ranked: weigh_yes_no(leaf, frame, ranked))
+
+    @property
+    def answer_claims(self) -> ClaimCheck | None:
+        """The reader's model settling an open yes/no question through the open question it
+        checks (:mod:`deepresearch.answers.claims`), under the same conditions as
+        :attr:`answer_yes_no`; else None."""
+        leaf = self._yes_no_model()
+        if leaf is None:
+            return None
+        model = self.model
+        return ClaimCheck(
+            rewrite=lambda question: rewrite(model, question),
+            weigh=lambda question, lines: weigh(leaf, question, lines),
+        )
 
     def _yes_no_model(self) -> YesNoModel | None:
         """The reader's model where the reader is on, it gives P("yes") of its first token, and

@@ -1,7 +1,7 @@
 """Separate models per role: a cheap one for summaries, a strong one for the report.
 
 Roles and the steps they serve: ``planner`` → role, plan, queries; ``summarizer`` → summarize;
-``judge`` → judge; ``writer`` → report, answer; ``reader`` → reader. A step of no role, or of a
+``judge`` → judge; ``writer`` → report, answer; ``reader`` → reader, claim. A step of no role, or of a
 role without its own model, goes to the default model.
 """
 
@@ -18,7 +18,7 @@ ROLE_STEPS: Mapping[str, tuple[str, ...]] = {
     "summarizer": ("summarize",),
     "judge": ("judge",),
     "writer": ("report", "answer"),
-    "reader": ("reader",),
+    "reader": ("reader", "claim"),
 }
 STEP_ROLES: Mapping[str, str] = {step: role for role, steps in ROLE_STEPS.items() for step in steps}
 

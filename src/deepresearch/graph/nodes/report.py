@@ -15,7 +15,7 @@ from deepresearch.answers.choose import model_chooser
 from deepresearch.answers.dense import Dense
 from deepresearch.answers.ground import Chooser, GroundedAnswer, check_answer, ground_answer
 from deepresearch.answers.learned import AnswerWeights
-from deepresearch.chained import through_bridge
+from deepresearch.chained import through_bridge, through_claim
 from deepresearch.citations import Source, cited_ids
 from deepresearch.events import event
 from deepresearch.graph.context import ResearchContext
@@ -75,7 +75,8 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
 def _grounded(question: str, sources: list[Source], ctx: ResearchContext) -> GroundedAnswer:
     """Code's answer line with the reader and its judge, and where it abstains on a two-hop
     question, the same step on the hop asked of the bridge a sentence read names
-    (:func:`~deepresearch.chained.through_bridge`)."""
+    (:func:`~deepresearch.chained.through_bridge`); on an open yes/no question, the same step on
+    the open question it checks (:func:`~deepresearch.chained.through_claim`)."""
 
     def ask(asked: str) -> GroundedAnswer:
         return ground_answer(
@@ -89,7 +90,8 @@ def _grounded(question: str, sources: list[Source], ctx: ResearchContext) -> Gro
             yes_no=ctx.answer_yes_no,
         )
 
-    return through_bridge(question, sources, ask(question), ask)
+    answer = through_bridge(question, sources, ask(question), ask)
+    return through_claim(question, sources, answer, ask, ctx.answer_claims)
 
 
 def _model_draft(state: ResearchState, ctx: ResearchContext) -> tuple[ReportDraft | None, str | None]:
