@@ -17,7 +17,7 @@ from deepresearch.answers.reader import judge, read, weigh_yes_no
 from deepresearch.chained import through_claim
 from deepresearch.llm.base import Message
 from deepresearch.llm.embedded import EmbeddedModel
-from deepresearch.llm.testing import JudgingModel
+from deepresearch.llm.testing import JudgingModel, ScriptedModel
 from deepresearch.search.base import SearchHit
 from deepresearch.search.testing import StaticSearch
 from deepresearch.settings import Settings
@@ -182,3 +182,19 @@ def test_the_installed_model_turns_the_question_into_where_she_grew_up_and_answe
     )
     got = through_claim(question, SOURCES, ask(question), ask, check)
     assert (got.text, got.source_id) == ("no", 1)
+
+
+def test_a_model_server_without_p_settles_a_date_by_code(settings: Settings) -> None:
+    """A server model gives no P("yes"); its rewrite still lets code compare the year read with
+    the decade asked: born 1971 is no to "in the 1980s"."""
+    hits = [
+        SearchHit(url=f"https://example.org/{s.id}", title=s.title, snippet=s.content or "") for s in SOURCES
+    ]
+    claim = json.dumps({"ask": "When was Tessa Morrow born?", "claim": "the 1980s"})
+    model = ScriptedModel({"claim": claim, "reader": json.dumps({"lines": [1], "answer": "1971"})})
+    result = research(
+        "Was Tessa Morrow born in the 1980s?", settings=settings.with_overrides(answer_reader="on"),
+        model=model, search=StaticSearch(default=hits), max_web_research_loops=1,
+    )  # fmt: skip
+    assert result.answer.startswith("no") and result.answer_status == "grounded"
+    assert "(born 1971)" in result.report_markdown

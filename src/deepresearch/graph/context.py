@@ -104,16 +104,17 @@ class ResearchContext:
 
     @property
     def answer_claims(self) -> ClaimCheck | None:
-        """The reader's model settling an open yes/no question through the open question it
-        checks (:mod:`deepresearch.answers.claims`), under the same conditions as
-        :attr:`answer_yes_no`; else None."""
-        leaf = self._yes_no_model()
-        if leaf is None:
+        """The reader's model settling a yes/no question through the open question it checks
+        (:mod:`deepresearch.answers.claims`) where the reader is on and no
+        ``ANSWER_MIN_CONFIDENCE`` asks that code's confidence alone decide; its P("yes") weighs a
+        place only where the model gives one (the in-process runtime: a server model settles
+        dates and people alone); else None."""
+        if self.reader is None or self.settings.answer_min_confidence is not None:
             return None
-        model = self.model
+        model, leaf = self.model, self._yes_no_model()
         return ClaimCheck(
             rewrite=lambda question: rewrite(model, question),
-            weigh=lambda question, lines: weigh(leaf, question, lines),
+            weigh=lambda question, lines: None if leaf is None else weigh(leaf, question, lines),
         )
 
     def _yes_no_model(self) -> YesNoModel | None:
