@@ -36,6 +36,20 @@ def test_a_rewrite_code_cannot_trust_is_none(ask: str, claim: str) -> None:
     assert parse_claim(BUILT, _reply(ask, claim)) is None
 
 
+def test_the_question_s_only_name_made_the_claim_is_none() -> None:
+    """Of "Is Cole Glacier named after a zoologist?" the open question "Who is named after a
+    zoologist?" asks of nothing the question is about."""
+    question = "Is Cole Glacier named after a zoologist?"
+    assert parse_claim(question, _reply("Who is named after a zoologist?", "Cole Glacier")) is None
+    assert parse_claim(question, _reply("Who is Cole Glacier named after?", "a zoologist")) is not None
+
+
+def test_a_question_without_names_keeps_its_rewrite() -> None:
+    question = "Does the heart of a sparrow sit in its chest?"
+    got = parse_claim(question, _reply("Where does the heart of a sparrow sit?", "its chest"))
+    assert got == Claim("Where does the heart of a sparrow sit?", "its chest")
+
+
 def test_a_reply_that_is_not_the_shape_asked_is_none() -> None:
     assert parse_claim(BUILT, "Marrow Bay") is None
     assert parse_claim(BUILT, json.dumps({"ask": 3, "claim": "Marrow Bay"})) is None
@@ -76,6 +90,13 @@ def test_another_person_in_the_role_asked_is_no_and_the_claimed_one_is_yes() -> 
     line = "Harbour Lights is a 1950 film directed by Ada Roe and produced by Pia Voss."
     assert settle(directed, "Ada Roe", line, _never) == ("no", None)
     assert settle(directed, "Pia Voss", "Harbour Lights was directed by Pia Voss.", _never) == ("yes", None)
+
+
+def test_an_answer_that_shares_a_word_with_the_claim_settles_nothing() -> None:
+    """ "Brook Holdings, Inc" for "Did Tallow Brook own it?": a cut of the same name, or a near one."""
+    owner = Claim("Who owns Pell Pizza?", "Tallow Brook")
+    line = "Pell Pizza is a subsidiary of Tallow Brook Holdings, Inc."
+    assert settle(owner, "Brook Holdings, Inc", line, _never) == (None, None)
 
 
 def test_a_date_outside_the_decade_is_no() -> None:

@@ -124,8 +124,9 @@ def weigh(model: YesNoModel, question: str, lines: Sequence[str]) -> float | Non
 def parse_claim(question: str, text: str) -> Claim | None:
     """The reply as a :class:`Claim` when the claim is a span of the question, the open
     question starts with a question word, names none of the claim's words and keeps a name of
-    the question that is not the claim's, where it writes one (what the question is about); else
-    None (a reply that repeats the yes/no question, or asks about nothing the question names)."""
+    the question that is not the claim's, where the question writes names (what it is about);
+    else None (a reply that repeats the yes/no question, or makes the question's only name the
+    claim: "Who is named after a zoologist?" of "Is Cole Glacier named after a zoologist?")."""
     try:
         data = json.loads(text)
     except ValueError:
@@ -133,11 +134,10 @@ def parse_claim(question: str, text: str) -> Claim | None:
     if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("ask", "claim")):
         return None
     asks, claim = " ".join(data["ask"].split()), " ".join(data["claim"].split()).rstrip("?.")
-    claimed = set(key_stems(claim))
-    subject = frame_question(question).names - claimed
+    claimed, asked, named = set(key_stems(claim)), set(key_stems(asks)), frame_question(question).names
     if not claimed or claim.lower() not in question.lower() or not _WH.match(asks) or not asks.endswith("?"):
         return None
-    if claimed & set(key_stems(asks)) or (subject and not subject & set(key_stems(asks))):
+    if claimed & asked or (named and not (named - claimed) & asked):
         return None
     return Claim(asks, claim)
 
@@ -153,6 +153,8 @@ def settle(
         return ("yes" if dated else "no"), None
     if same_answer(answer, claim.claim):
         return "yes", None
+    if set(key_stems(answer)) & set(key_stems(claim.claim)):
+        return None, None  # "Brands, Inc" for "Yum! Brands": a cut of the same name, or a near one
     if frame_question(claim.asks).kind == "person":
         return ("yes" if listed_with(claim.claim, answer, line) else "no"), None
     p_yes = weigh()
