@@ -1,6 +1,6 @@
 """Twenty questions of our own on the bundled demo corpus, asked as a new user asks them.
 
-    python evals/demo_questions.py [--limit N] [--show]
+    python evals/demo_questions.py [--limit N] [--show] [--naive]
     python evals/demo_questions.py --questions evals/data/demo_questions_own_words.jsonl
 
 The questions are ``evals/data/demo_questions.jsonl`` (8 one-hop, 6 two-hop, 3 yes/no, 3 that the
@@ -21,6 +21,11 @@ A question is right when:
   that hold the fact (``doc_ids``);
 - unanswerable: the answer is an abstention.
 
+With ``--naive`` each question is answered instead by the naive baseline
+(:func:`~deepresearch.evaluation.baseline.naive_answer`: one search, the top five hits, one model
+call) over the same index and model, right when its answer answer_matches a gold answer (it
+cites nothing and never abstains, so an unanswerable question is wrong).
+
 Prints one line per question with ``--show``, then ``right N / M`` per kind and overall, and a
 JSON summary. A run that fails counts as wrong and is listed under ``failed``.
 """
@@ -40,6 +45,7 @@ from typing import Any
 
 from deepresearch.agent import research
 from deepresearch.errors import DeepResearchError
+from deepresearch.evaluation.baseline import naive_answer
 from deepresearch.evaluation.runner import own_model
 from deepresearch.evaluation.scoring import answer_match
 from deepresearch.index.corpus import ensure_demo_index
@@ -100,6 +106,8 @@ def outcome(result: ResearchResult) -> Outcome:
 
 
 def is_right(q: DemoQuestion, got: Outcome) -> bool:
+    if got.status == "naive":
+        return q.kind != "unanswerable" and bool(answer_match(got.answer, q.answers))
     if q.kind == "unanswerable":
         return got.status == "abstained"
     if got.status in ("abstained", "error") or not answer_match(got.answer, q.answers):
@@ -117,7 +125,15 @@ def ask(q: DemoQuestion, settings: Settings, model: ChatModel, search: LocalSear
         return Outcome(f"{exc.code}: {exc}", "error", "", None, time.perf_counter() - started)
 
 
-def run_all(questions: Sequence[DemoQuestion], show: bool) -> list[tuple[DemoQuestion, Outcome]]:
+def ask_naive(q: DemoQuestion, model: ChatModel, search: LocalSearch) -> Outcome:
+    started = time.perf_counter()
+    text, _ = naive_answer(q.question, model, search)
+    return Outcome(text, "naive", "", None, time.perf_counter() - started)
+
+
+def run_all(
+    questions: Sequence[DemoQuestion], show: bool, naive: bool = False
+) -> list[tuple[DemoQuestion, Outcome]]:
     settings = Settings.load({"enable_notes": False, "search_api": "local"})
     embedder = embedder_for(settings)
     index_path = ensure_demo_index(settings, embedder=embedder)
@@ -127,7 +143,7 @@ def run_all(questions: Sequence[DemoQuestion], show: bool) -> list[tuple[DemoQue
         model = own_model(settings, stack)
         search = LocalSearch(stack.enter_context(DocumentIndex.open_existing(index_path, embedder)))
         for q in questions:
-            rows.append((q, ask(q, settings, model, search)))
+            rows.append((q, ask_naive(q, model, search) if naive else ask(q, settings, model, search)))
             if show:
                 _show(*rows[-1])
     return rows
@@ -167,8 +183,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
     parser.add_argument("--show", action="store_true", help="print each question's answer")
     parser.add_argument("--questions", type=Path, default=QUESTIONS, help="a questions file (JSONL)")
+    parser.add_argument("--naive", action="store_true", help="answer by the naive baseline instead")
     args = parser.parse_args()
-    result = summary(run_all(load(args.questions, args.limit), args.show))
+    result = summary(run_all(load(args.questions, args.limit), args.show, args.naive))
     for kind, (right, n) in result["by_kind"].items():
         print(f"{kind}: right {right} / {n}")
     print(f"all: right {result['right']} / {result['n']}")
