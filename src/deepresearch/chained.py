@@ -49,7 +49,7 @@ def through_bridge(
 def through_claim(
     question: str, sources: Sequence[Source], answer: GroundedAnswer, ask: Ask, check: ClaimCheck | None
 ) -> GroundedAnswer:
-    """``answer``, or where it abstains on an open yes/no question, "yes" or "no" settled through
+    """``answer``, or where it abstains on a yes/no question, "yes" or "no" settled through
     the open question it checks (:mod:`deepresearch.answers.claims`) by the answer step's answer
     to that question, cited to the line read that writes both that answer and every name the
     open question does (its text or its page's title): an answer read from another page's line
@@ -82,11 +82,13 @@ def _subject_line(
     if found.status == "abstained":
         return None
     wanted = names | frozenset(key_stems(found.text))
-    own = (found.source_id, found.sentence, found)
-    bridge = (found.via_source_id, found.via_sentence, replace(found, source_id=found.via_source_id,
-              sentence=found.via_sentence, via_source_id=None, via_sentence=""))  # fmt: skip
-    for source_id, sentence, cited in (own, bridge):
-        if sentence and wanted <= frozenset(key_stems(_titled(sentence, source_id, sources))):
+    bridge = replace(
+        found, source_id=found.via_source_id, sentence=found.via_sentence, via_source_id=None, via_sentence=""
+    )
+    for cited in (found, bridge):
+        if cited.sentence and wanted <= frozenset(
+            key_stems(_titled(cited.sentence, cited.source_id, sources))
+        ):
             return cited
     return None
 

@@ -1,4 +1,4 @@
-"""An open yes/no question settled through the open question it checks.
+"""A yes/no question settled through the open question it checks.
 
 "Was the Orla Bridge built in Glasgow?" guesses a fact: it checks "Where was the Orla Bridge
 built?" against the claim "Glasgow". The model rewrites the question into that pair under a JSON
