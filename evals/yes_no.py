@@ -30,7 +30,7 @@ from answer_dev import answer_dense
 from contexts import DATA, DEMO_CORPUS, sets
 from fit_answers import Row, doc_sources, gate_from, load_corpus
 
-from deepresearch.answers import claims
+from deepresearch.answers.claims import claim_check
 from deepresearch.answers.ground import GroundedAnswer, ground_answer
 from deepresearch.answers.reader import judge, read, weigh_yes_no
 from deepresearch.chained import through_claim
@@ -121,10 +121,7 @@ def _said(answer: GroundedAnswer) -> str | None:
 
 def tally(rows: Sequence[Row], model: CachedYesNo, show: bool) -> dict[str, int]:
     gate, dense = gate_from(None), answer_dense()
-    check = claims.ClaimCheck(
-        rewrite=lambda question: claims.rewrite(model, question),
-        weigh=lambda question, lines: claims.weigh(model, question, lines),
-    )
+    check = claim_check(model, model)
     counts = {f"{p}{k}": 0 for p in ("code_", "p_", "") for k in ("stated", "right")} | {"n": 0}
     for row in rows:
 

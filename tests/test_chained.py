@@ -11,14 +11,12 @@ from dataclasses import replace
 
 from deepresearch.answers import claims
 from deepresearch.answers.claims import ClaimCheck
-from deepresearch.answers.ground import GroundedAnswer, ground_answer
-from deepresearch.answers.learned import confidence_gate
-from deepresearch.answers.reader import judge, read, weigh_yes_no
+from deepresearch.answers.ground import GroundedAnswer
 from deepresearch.chained import through_bridge, through_claim
 from deepresearch.llm.base import Message, ModelCall
 from deepresearch.llm.testing import JudgingModel
 
-from .answers.sources import src
+from .answers.sources import answer_step, src
 
 QUESTION = "Who was the husband of the first woman to sail alone across the Merrow Sea?"
 SAILOR = src(
@@ -56,16 +54,7 @@ def _yes(messages: list[Message]) -> float:
 
 
 def _step(model: JudgingModel) -> Callable[[str], GroundedAnswer]:
-    def ask(question: str) -> GroundedAnswer:
-        return ground_answer(
-            question,
-            SOURCES,
-            weights=confidence_gate(None),
-            reader=lambda frame, ranked: read(model, frame, ranked),
-            judge=lambda frame, reading: judge(model, frame, reading),
-        )
-
-    return ask
+    return answer_step(model, SOURCES)
 
 
 def test_the_hop_asked_of_the_bridge_answers_the_question_with_the_bridge_as_the_way() -> None:
@@ -138,22 +127,7 @@ def _claim_step(reader: str, yes: float) -> tuple[Callable[[str], GroundedAnswer
         )
 
     model = JudgingModel({"claim": rewrite, "reader": reader}, yes=p_yes)
-
-    def ask(question: str) -> GroundedAnswer:
-        return ground_answer(
-            question,
-            VIADUCT,
-            weights=confidence_gate(None),
-            reader=lambda frame, ranked: read(model, frame, ranked),
-            judge=lambda frame, reading: judge(model, frame, reading),
-            yes_no=lambda frame, ranked: weigh_yes_no(model, frame, ranked),
-        )
-
-    check = ClaimCheck(
-        rewrite=lambda question: claims.rewrite(model, question),
-        weigh=lambda question, lines: claims.weigh(model, question, lines),
-    )
-    return ask, check, model
+    return answer_step(model, VIADUCT), claims.claim_check(model, model), model
 
 
 def test_a_yes_no_question_whose_line_states_another_place_is_answered_no_and_cited() -> None:

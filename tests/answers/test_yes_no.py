@@ -13,7 +13,7 @@ from deepresearch import research
 from deepresearch.answers import claims
 from deepresearch.answers.ground import YES_AT, GroundedAnswer, ground_answer
 from deepresearch.answers.learned import confidence_gate
-from deepresearch.answers.reader import judge, read, weigh_yes_no
+from deepresearch.answers.reader import weigh_yes_no
 from deepresearch.chained import through_claim
 from deepresearch.llm.base import Message
 from deepresearch.llm.embedded import EmbeddedModel
@@ -22,7 +22,7 @@ from deepresearch.search.base import SearchHit
 from deepresearch.search.testing import StaticSearch
 from deepresearch.settings import Settings
 
-from .sources import src
+from .sources import answer_step, src
 
 SOURCES = [
     src(
@@ -167,20 +167,8 @@ def test_the_installed_model_turns_the_question_into_where_she_grew_up_and_answe
     claim = claims.rewrite(qwen, question)
     assert claim is not None and claim.claim == "Abersoch" and "Tessa Morrow" in claim.asks
 
-    def ask(asked: str) -> GroundedAnswer:
-        return ground_answer(
-            asked,
-            SOURCES,
-            weights=confidence_gate(None),
-            reader=lambda f, r: read(qwen, f, r),
-            judge=lambda f, reading: judge(qwen, f, reading),
-            yes_no=lambda f, r: weigh_yes_no(qwen, f, r),
-        )
-
-    check = claims.ClaimCheck(
-        rewrite=lambda q: claims.rewrite(qwen, q), weigh=lambda q, lines: claims.weigh(qwen, q, lines)
-    )
-    got = through_claim(question, SOURCES, ask(question), ask, check)
+    ask = answer_step(qwen, SOURCES)
+    got = through_claim(question, SOURCES, ask(question), ask, claims.claim_check(qwen, qwen))
     assert (got.text, got.source_id) == ("no", 1)
 
 

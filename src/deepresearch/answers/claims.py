@@ -93,6 +93,15 @@ class ClaimCheck:
     weigh: Callable[[str, Sequence[str]], float | None]
 
 
+def claim_check(model: ChatModel, leaf: YesNoModel | None) -> ClaimCheck:
+    """The check built on ``model`` (its rewrite) and ``leaf`` (its P("yes"); None for a model
+    that gives none, such as a server: then only code's comparisons settle a question)."""
+    return ClaimCheck(
+        rewrite=lambda question: rewrite(model, question),
+        weigh=lambda question, lines: None if leaf is None else weigh(leaf, question, lines),
+    )
+
+
 def messages(question: str) -> list[Message]:
     """The system text, the invented worked examples (the same every call, so the runtime's
     prompt cache keeps them), then the question."""
@@ -194,6 +203,7 @@ def listed_with(claim: str, answer: str, line: str) -> bool:
 __all__ = [
     "Claim",
     "ClaimCheck",
+    "claim_check",
     "Verdict",
     "in_period",
     "listed_with",

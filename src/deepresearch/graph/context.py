@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from deepresearch.answers.claims import ClaimCheck, rewrite, weigh
+from deepresearch.answers.claims import ClaimCheck, claim_check
 from deepresearch.answers.dense import Dense, dense_for
 from deepresearch.answers.ground import Judge, Reader, YesNo
 from deepresearch.answers.learned import AnswerWeights, confidence_gate
@@ -111,11 +111,7 @@ class ResearchContext:
         dates and people alone); else None."""
         if self.reader is None or self.settings.answer_min_confidence is not None:
             return None
-        model, leaf = self.model, self._yes_no_model()
-        return ClaimCheck(
-            rewrite=lambda question: rewrite(model, question),
-            weigh=lambda question, lines: None if leaf is None else weigh(leaf, question, lines),
-        )
+        return claim_check(self.model, self._yes_no_model())
 
     def _yes_no_model(self) -> YesNoModel | None:
         """The reader's model where the reader is on, it gives P("yes") of its first token, and
