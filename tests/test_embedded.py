@@ -25,6 +25,7 @@ from deepresearch.llm.embedded import (
     RuntimeOptions,
     fit_messages,
     locate_model,
+    prefix_key,
     shared_runtime,
     unload_all,
 )
@@ -229,3 +230,65 @@ def test_a_file_that_is_no_gguf_is_refused_with_the_setting_to_fix(tmp_path: Pat
 
     with pytest.raises(ModelNotAvailableError, match="EMBEDDED_MODEL_PATH"):
         EmbeddedModel(bogus).load()
+
+
+def _asked(city: str) -> list[Message]:
+    """A prompt that opens with a worked example, as the reader's does."""
+    return [
+        Message("system", "You name the country a city is in. Answer with the country only."),
+        Message("user", "City: Kyoto"),
+        Message("assistant", "Japan"),
+        Message("user", f"City: {city}"),
+    ]
+
+
+@needs_runtime
+def test_only_prompts_with_worked_examples_are_kept(model_cache: Path) -> None:
+    path = _load("smollm2", model_cache).model_path
+
+    with_examples = prefix_key(path, 2048, _asked("Oslo"))
+
+    assert with_examples == prefix_key(path, 2048, _asked("Lima"))
+    assert with_examples != prefix_key(path, 4096, _asked("Oslo"))
+    assert prefix_key(path, 2048, PLAN) is None
+
+
+@pytest.mark.embedded
+@needs_runtime
+def test_an_opening_kept_on_disk_is_restored_by_the_next_process(model_cache: Path, tmp_path: Path) -> None:
+    path = _load("smollm2", model_cache).model_path
+    kept = tmp_path / "prefixes"
+    unload_all()
+
+    first = EmbeddedModel(path, n_ctx=2048, prefix_dir=kept).complete(_asked("Oslo"), max_tokens=4)
+    files = list(kept.glob("*.slot"))
+    unload_all()  # the next process starts with an empty runtime
+    restored = EmbeddedModel(path, n_ctx=2048, prefix_dir=kept).complete(_asked("Lima"), max_tokens=4)
+    unload_all()
+    unkept = EmbeddedModel(path, n_ctx=2048).complete(_asked("Lima"), max_tokens=4)
+
+    assert first.usage.cached_prompt_tokens == 0
+    assert len(files) == 1
+    assert restored.usage.cached_prompt_tokens >= 30  # the system text and the example, not read again
+    assert unkept.usage.cached_prompt_tokens == 0
+    assert restored.text == unkept.text
+
+
+@pytest.mark.embedded
+@needs_runtime
+def test_a_kept_file_that_cannot_be_read_is_replaced(model_cache: Path, tmp_path: Path) -> None:
+    path = _load("smollm2", model_cache).model_path
+    kept = tmp_path / "prefixes"
+    kept.mkdir()
+    key = prefix_key(path, 2048, _asked("Oslo"))
+    (kept / f"{key}.slot").write_bytes(b"not a saved state")
+    unload_all()
+
+    answered = EmbeddedModel(path, n_ctx=2048, prefix_dir=kept).complete(_asked("Oslo"), max_tokens=4)
+    unload_all()
+    again = EmbeddedModel(path, n_ctx=2048, prefix_dir=kept).complete(_asked("Lima"), max_tokens=4)
+    unload_all()
+
+    assert answered.text
+    assert (kept / f"{key}.slot").stat().st_size > 1000
+    assert again.usage.cached_prompt_tokens >= 30

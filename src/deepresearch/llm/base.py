@@ -28,18 +28,22 @@ class Message:
 
 @dataclass
 class Usage:
-    """Tokens and calls. ``cached`` counts calls answered from the on-disk cache (no tokens)."""
+    """Tokens and calls. ``cached`` counts calls answered from the on-disk cache (no tokens);
+    ``cached_prompt_tokens`` the prompt tokens a runtime did not read again, its prompt cache
+    holding them (OpenAI's ``prompt_tokens_details.cached_tokens``)."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     calls: int = 0
     cached: int = 0
+    cached_prompt_tokens: int = 0
 
     def add(self, other: Usage) -> None:
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.calls += other.calls
         self.cached += other.cached
+        self.cached_prompt_tokens += other.cached_prompt_tokens
 
     def as_dict(self) -> dict[str, int]:
         data = {
@@ -49,6 +53,8 @@ class Usage:
         }
         if self.cached:
             data["cached"] = self.cached
+        if self.cached_prompt_tokens:
+            data["cached_prompt_tokens"] = self.cached_prompt_tokens
         return data
 
 

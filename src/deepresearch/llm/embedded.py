@@ -6,8 +6,16 @@ template, JSON-schema constrained decoding, ``top_logprobs`` and prompt caching 
 shares its prefix with the previous one evaluates only the new tokens).
 
 The model files come from :mod:`deepresearch.llm.model_files` (verified before the first load).
-The runtime also listens on a loopback port, which this module uses only to count tokens; that
-port demands a random key made per load, so no other process can use it.
+The runtime also listens on a loopback port, which this module uses to count tokens and to keep
+prompt prefixes on disk; that port demands a random key made per load, so no other process can use
+it.
+
+A prompt that opens with worked examples (system text, then example turns, then the question)
+repeats that opening on every call of its step. The runtime's cache serves it within a process;
+with ``prefix_dir`` set, the model's state after such a prompt is also saved there once (the
+runtime's slot file, :func:`prefix_key` names it), and a later process restores it before its first
+call with that opening instead of reading it again: measured on 2 cores, the reader's 466-token
+opening took 5 s to read and 2 ms to restore (docs/BENCHMARKS.md).
 
 ``xllamacpp`` is imported lazily, when the first call loads the model, with
 ``OMP_WAIT_POLICY=passive`` (measured: with OpenMP threads busy-waiting on 2 cores generation
@@ -16,6 +24,7 @@ fell from ~9 to ~2.6 tokens/s).
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import math
 import os
@@ -44,6 +53,7 @@ __all__ = [
     "import_runtime",
     "locate_model",
     "model_info",
+    "prefix_key",
     "shared_runtime",
     "start_server",
     "unload_all",
@@ -58,6 +68,9 @@ DEFAULT_N_CTX = 8192
 RUNTIME_ERRORS = (ValueError, RuntimeError, OSError)
 _INSTALL = "pip install 'deepresearch-offline[embedded]'"
 _END = object()
+_KEPT = ".slot"
+MAX_KEPT = 8
+"""Kept openings (:func:`prefix_key`) in ``prefix_dir``, the newest first; each is 10-30 MB."""
 
 
 class _Server(Protocol):
@@ -75,6 +88,45 @@ class _Runtime:
     server: _Server
     http: httpx.Client
     n_ctx: int
+    slot_dir: Path | None = None
+    holds: str | None = None
+    """The kept opening (:func:`prefix_key`) of the last call, which the slot still holds."""
+
+    def restore(self, key: str) -> bool:
+        """The slot restored from the file kept under ``key``, unless it holds it already; False
+        when there is no such file or it cannot be read (then it is removed, and kept again)."""
+        if self.holds == key:
+            return True
+        path = self.slot_dir / f"{key}{_KEPT}" if self.slot_dir else None
+        if path is None or not path.is_file():
+            return False
+        if self._slot("restore", path.name):
+            return True
+        path.unlink(missing_ok=True)
+        return False
+
+    def keep(self, key: str) -> None:
+        """The slot saved under ``key`` (written under a name of this process, then renamed, so
+        a process never restores a half-written file), the oldest files beyond :data:`MAX_KEPT`
+        removed. Nothing is lost when it cannot be written."""
+        if self.slot_dir is None:
+            return
+        partial = f"{key}.{os.getpid()}.part"
+        if not self._slot("save", partial):
+            return
+        try:
+            os.replace(self.slot_dir / partial, self.slot_dir / f"{key}{_KEPT}")
+        except OSError:  # another process's copy stands; this one is not needed
+            (self.slot_dir / partial).unlink(missing_ok=True)
+            return
+        _prune(self.slot_dir)
+
+    def _slot(self, action: str, filename: str) -> bool:
+        try:
+            response = self.http.post(f"/slots/0?action={action}", json={"filename": filename})
+        except httpx.HTTPError:
+            return False
+        return response.is_success
 
     def encode(self, text: str) -> list[int]:
         return cast(list[int], self._post("/tokenize", {"content": text})["tokens"])
@@ -154,6 +206,7 @@ class EmbeddedOptions(TypedDict, total=False):
     n_threads_batch: int | None
     seed: int
     temperature: float
+    prefix_dir: Path | None
 
 
 class EmbeddedModel(ChatModelBase):
@@ -164,6 +217,10 @@ class EmbeddedModel(ChatModelBase):
     prompt cache serves consecutive calls that share a prefix. Prompts longer than the context
     minus ``max_tokens`` are cut in the middle, never rejected. ``temperature`` 0 and a fixed
     ``seed`` make answers repeatable.
+
+    ``prefix_dir`` keeps the state after each prompt that opens with worked examples, so a later
+    process restores it instead of reading those examples again (see the module docstring);
+    ``None`` keeps nothing on disk.
 
     ``n_ctx`` ``None`` takes the model's entry in :data:`EMBEDDED_MODELS` (8192 for the known
     ones), never more than the context the GGUF was trained for. ``n_threads`` generates,
@@ -183,6 +240,7 @@ class EmbeddedModel(ChatModelBase):
         temperature: float = 0.0,
         name: str | None = None,
         info: ModelFile | None = None,
+        prefix_dir: Path | None = None,
     ) -> None:
         self.model_path = Path(model_path)
         self.info = info
@@ -192,6 +250,7 @@ class EmbeddedModel(ChatModelBase):
         self.seed = seed
         self.temperature = temperature
         self.name = name or f"embedded:{self.model_path.stem}"
+        self.prefix_dir = prefix_dir
         self._lock = threading.Lock()
 
     @classmethod
@@ -210,7 +269,7 @@ class EmbeddedModel(ChatModelBase):
                     "type": "json_schema",
                     "json_schema": {"name": call.step or "answer", "schema": call.schema},
                 }
-            return _completion(self._call(request))
+            return _completion(self._kept_call(call.messages, request))
 
     def yes_probability(self, messages: list[Message]) -> float:
         """P("yes") of the first token the model would answer ``messages`` with (yes + no = 1).
@@ -220,7 +279,7 @@ class EmbeddedModel(ChatModelBase):
         """
         with self._lock:
             request = {**self._request(messages, 1), "logprobs": True, "top_logprobs": 10}
-            return _yes_share(self._call(request))
+            return _yes_share(self._kept_call(messages, request))
 
     def on_stream(self, call: ModelCall) -> Iterator[str]:
         """Yield content deltas. The lock is held until the iterator is exhausted or closed."""
@@ -248,6 +307,18 @@ class EmbeddedModel(ChatModelBase):
             "temperature": self.temperature,
             "seed": self.seed,
         }
+
+    def _kept_call(self, messages: list[Message], request: dict[str, Any]) -> dict[str, Any]:
+        """:meth:`_call`, the prompt's opening restored from ``prefix_dir`` before it where a
+        process kept it there, and kept there after it where none has."""
+        runtime = self._load()
+        key = prefix_key(self.model_path, runtime.n_ctx, messages) if runtime.slot_dir else None
+        kept = key is not None and runtime.restore(key)
+        response = self._call(request)
+        runtime.holds = key
+        if key is not None and not kept:
+            runtime.keep(key)
+        return response
 
     def _call(self, request: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -289,7 +360,8 @@ class EmbeddedModel(ChatModelBase):
             worker.join()
 
     def _load(self) -> _Runtime:
-        options = RuntimeOptions(self.n_ctx, self.n_threads, self.n_threads_batch)
+        slot_dir = None if self.prefix_dir is None else f"{self.prefix_dir}{os.sep}"
+        options = RuntimeOptions(self.n_ctx, self.n_threads, self.n_threads_batch, slot_dir=slot_dir)
         return shared_runtime(self.model_path, options)
 
 
@@ -340,6 +412,9 @@ class RuntimeOptions:
     host: str = "127.0.0.1"
     port: int = 0
     alias: str | None = None
+    slot_dir: str | None = None
+    """Where the HTTP side saves and restores its slot (:meth:`_Runtime.keep`); None turns that
+    endpoint off, as for a runtime served to others."""
 
 
 def start_server(path: Path, options: RuntimeOptions) -> Any:
@@ -356,8 +431,28 @@ def start_server(path: Path, options: RuntimeOptions) -> Any:
         ) from exc
 
 
+def prefix_key(path: Path, n_ctx: int, messages: Sequence[Message]) -> str | None:
+    """The name a prompt's opening is kept under: the model file (name and size), the context,
+    the runtime's version and every turn before the last; None for a prompt without worked
+    examples (system text and one question: nothing it shares with the next call is worth a file)."""
+    if len(messages) < 4:
+        return None
+    opening = repr([m.as_dict() for m in messages[:-1]])
+    version = importlib.import_module("xllamacpp").__version__
+    identity = f"{path.name}|{path.stat().st_size}|{n_ctx}|{version}|{opening}"
+    return f"{path.stem}-{hashlib.sha1(identity.encode()).hexdigest()[:16]}"
+
+
+def _prune(folder: Path) -> None:
+    kept = sorted(folder.glob(f"*{_KEPT}"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for stale in kept[MAX_KEPT:]:
+        stale.unlink(missing_ok=True)
+
+
 def _load_runtime(path: Path, options: RuntimeOptions) -> _Runtime:
     key = secrets.token_urlsafe(24)
+    if options.slot_dir is not None:
+        Path(options.slot_dir).mkdir(parents=True, exist_ok=True)
     server = start_server(path, replace(options, api_keys=(key,)))
     http = httpx.Client(
         base_url=str(server.listening_address),
@@ -365,7 +460,8 @@ def _load_runtime(path: Path, options: RuntimeOptions) -> _Runtime:
         timeout=60.0,
         trust_env=False,
     )
-    return _Runtime(cast(_Server, server), http, _context_size(http, options.n_ctx))
+    slot_dir = None if options.slot_dir is None else Path(options.slot_dir)
+    return _Runtime(cast(_Server, server), http, _context_size(http, options.n_ctx), slot_dir)
 
 
 def _params(xllamacpp: Any, path: Path, options: RuntimeOptions) -> Any:
@@ -378,7 +474,9 @@ def _params(xllamacpp: Any, path: Path, options: RuntimeOptions) -> Any:
     params.hostnames = [options.host]
     params.port = options.port
     params.ui = False
-    params.endpoint_slots = False
+    params.endpoint_slots = options.slot_dir is not None
+    if options.slot_dir is not None:
+        params.slot_save_path = options.slot_dir
     if options.alias:
         params.model_alias = {options.alias}
     if options.n_threads:
@@ -411,12 +509,14 @@ def _checked(name: str, response: Any) -> dict[str, Any]:
 def _completion(response: dict[str, Any]) -> Completion:
     choice = response["choices"][0]
     usage = response.get("usage") or {}
+    details = usage.get("prompt_tokens_details") or {}
     return Completion(
         text=choice["message"].get("content") or "",
         usage=Usage(
             prompt_tokens=int(usage.get("prompt_tokens", 0)),
             completion_tokens=int(usage.get("completion_tokens", 0)),
             calls=1,
+            cached_prompt_tokens=int(details.get("cached_tokens", 0)),
         ),
         finish_reason=choice.get("finish_reason"),
     )

@@ -27,6 +27,8 @@ from deepresearch.settings import Settings
 
 __all__ = ["build_model", "default_threads", "model_writes", "role_models", "server_endpoint"]
 
+PREFIX_FOLDER = "prefixes"
+"""Under the cache folder: the embedded models' kept prompt openings (``EmbeddedModel.prefix_dir``)."""
 ROLE_SETTINGS = {
     "planner": "planner_model",
     "summarizer": "summarizer_model",
@@ -141,6 +143,7 @@ def _embedded_leaf(settings: Settings, name: str | None) -> Leaf:
         "n_threads": settings.embedded_threads or default_threads(),
         "n_threads_batch": settings.embedded_threads or default_batch_threads(),
         "temperature": settings.llm_temperature,
+        "prefix_dir": settings.cache_dir / PREFIX_FOLDER,
     }
     path = _embedded_path(settings, name, set(EMBEDDED_MODELS))
     model = (
