@@ -261,15 +261,17 @@ def test_an_opening_kept_on_disk_is_restored_by_the_next_process(model_cache: Pa
     unload_all()
 
     first = EmbeddedModel(path, n_ctx=2048, prefix_dir=kept).complete(_asked("Oslo"), max_tokens=4)
-    files = list(kept.glob("*.slot"))
+    (file,) = kept.glob("*.slot")
+    written = file.stat().st_mtime_ns
     unload_all()  # the next process starts with an empty runtime
     restored = EmbeddedModel(path, n_ctx=2048, prefix_dir=kept).complete(_asked("Lima"), max_tokens=4)
     unload_all()
     unkept = EmbeddedModel(path, n_ctx=2048).complete(_asked("Lima"), max_tokens=4)
 
-    assert first.usage.cached_prompt_tokens == 0
-    assert len(files) == 1
+    assert first.text
     assert restored.usage.cached_prompt_tokens >= 30  # the system text and the example, not read again
+    assert restored.usage.cached_prompt_tokens == first.usage.cached_prompt_tokens
+    assert file.stat().st_mtime_ns == written  # restored, not read and kept again
     assert unkept.usage.cached_prompt_tokens == 0
     assert restored.text == unkept.text
 
@@ -292,3 +294,22 @@ def test_a_kept_file_that_cannot_be_read_is_replaced(model_cache: Path, tmp_path
     assert answered.text
     assert (kept / f"{key}.slot").stat().st_size > 1000
     assert again.usage.cached_prompt_tokens >= 30
+
+
+@pytest.mark.embedded
+@needs_runtime
+def test_with_kept_openings_an_answer_does_not_depend_on_the_call_before(
+    model_cache: Path, tmp_path: Path
+) -> None:
+    path = _load("smollm2", model_cache).model_path
+    unload_all()
+    model = EmbeddedModel(path, n_ctx=2048, prefix_dir=tmp_path)
+
+    alone = model.complete(_asked("Lima"), max_tokens=4)
+    model.complete(_asked("Limassol"), max_tokens=4)  # shares the opening and more
+    model.complete([Message("user", "Hi")], max_tokens=2)
+    after = model.complete(_asked("Lima"), max_tokens=4)
+    unload_all()
+
+    assert after.text == alone.text
+    assert after.usage.cached_prompt_tokens == alone.usage.cached_prompt_tokens

@@ -8,6 +8,8 @@ titles, a question in Chinese. "Which U.S. state …" is the issue's own example
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from deepresearch.answers.hops import split_hops
@@ -19,9 +21,11 @@ from deepresearch.graph.planning import (
     entity_query,
     is_fragment,
     near_duplicate,
+    plan_only,
     question_entities,
     resolve_role,
 )
+from deepresearch.llm.testing import ScriptedModel
 from deepresearch.model_outputs import PlannedTask, RoleChoice
 from deepresearch.roles import guess_role, role_votes
 from deepresearch.text import STOPWORDS, key_stems
@@ -262,3 +266,20 @@ def test_parts_of_the_question_are_no_repeat_of_the_whole() -> None:
     tasks, fallbacks = build_plan(TWO_HOP, "en", proposed)
     assert [t.query for t in tasks] == [TWO_HOP, "Edda Lindqvist died town", "stone bridge built"]
     assert fallbacks == ["plan: dropped 1 unusable task(s) (1 near-duplicate)"]
+
+
+def test_the_plan_grammar_stops_at_five_tasks_and_a_longer_plan_still_parses() -> None:
+    topics = ["harbour", "lighthouse", "ferry", "fishing fleet", "tides", "storms", "shipyard"]
+    plan = {
+        "tasks": [
+            {"title": t, "intent": f"What is known of the {t}?", "query": f"Port Venn {t}"} for t in topics
+        ]
+    }
+    model = ScriptedModel({"plan": json.dumps(plan)})
+
+    opening = plan_only(model, "What shaped the history of Port Venn?", "en")
+
+    schema = model.calls[0].schema
+    assert schema is not None and schema["properties"]["tasks"]["maxItems"] == 5
+    assert 3 <= len(opening.tasks) <= 5
+    assert not any("unusable" in note for note in opening.fallbacks)

@@ -11,11 +11,11 @@ prompt prefixes on disk; that port demands a random key made per load, so no oth
 it.
 
 A prompt that opens with worked examples (system text, then example turns, then the question)
-repeats that opening on every call of its step. The runtime's cache serves it within a process;
-with ``prefix_dir`` set, the model's state after such a prompt is also saved there once (the
-runtime's slot file, :func:`prefix_key` names it), and a later process restores it before its first
-call with that opening instead of reading it again: measured on 2 cores, the reader's 466-token
-opening took 5 s to read and 2 ms to restore (docs/BENCHMARKS.md).
+repeats that opening on every call of its step. With ``prefix_dir`` set, the model's state after
+the opening alone is saved there once (the runtime's slot file, :func:`prefix_key` names it), and
+every later call with that opening, in this process or another, restores it instead of reading it
+again: measured on 2 cores, the reader's 466-token opening took 5 s to read and 2 ms to restore
+(docs/BENCHMARKS.md).
 
 ``xllamacpp`` is imported lazily, when the first call loads the model, with
 ``OMP_WAIT_POLICY=passive`` (measured: with OpenMP threads busy-waiting on 2 cores generation
@@ -32,7 +32,7 @@ import queue
 import secrets
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, TypedDict, cast
 
@@ -89,14 +89,12 @@ class _Runtime:
     http: httpx.Client
     n_ctx: int
     slot_dir: Path | None = None
-    holds: str | None = None
-    """The kept opening (:func:`prefix_key`) of the last call, which the slot still holds."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    """Held from a kept opening's restore to the end of its call (:meth:`EmbeddedModel._kept_call`)."""
 
     def restore(self, key: str) -> bool:
-        """The slot restored from the file kept under ``key``, unless it holds it already; False
-        when there is no such file or it cannot be read (then it is removed, and kept again)."""
-        if self.holds == key:
-            return True
+        """The slot restored from the file kept under ``key``; False when there is no such file
+        or it cannot be read (then it is removed, to be kept again)."""
         path = self.slot_dir / f"{key}{_KEPT}" if self.slot_dir else None
         if path is None or not path.is_file():
             return False
@@ -309,16 +307,23 @@ class EmbeddedModel(ChatModelBase):
         }
 
     def _kept_call(self, messages: list[Message], request: dict[str, Any]) -> dict[str, Any]:
-        """:meth:`_call`, the prompt's opening restored from ``prefix_dir`` before it where a
-        process kept it there, and kept there after it where none has."""
+        """:meth:`_call`, with ``prefix_dir`` set: a prompt that opens with worked examples starts
+        from the state after that opening alone, restored from its file (read and kept there
+        first, where no process has); any other prompt is read whole. Every call then reads the
+        same tokens whatever came before it, so an answer does not depend on the calls before
+        it (a cache holding part of the last question would change where the reading starts)."""
         runtime = self._load()
-        key = prefix_key(self.model_path, runtime.n_ctx, messages) if runtime.slot_dir else None
-        kept = key is not None and runtime.restore(key)
-        response = self._call(request)
-        runtime.holds = key
-        if key is not None and not kept:
-            runtime.keep(key)
-        return response
+        if runtime.slot_dir is None:
+            return self._call(request)
+        key = prefix_key(self.model_path, runtime.n_ctx, messages)
+        with runtime.lock:
+            if key is None:
+                return self._call({**request, "cache_prompt": False})
+            if not runtime.restore(key):
+                opening = [m.as_dict() for m in messages[:-1]]
+                self._call({"messages": opening, "max_tokens": 1, "temperature": 0.0})
+                runtime.keep(key)
+            return self._call(request)
 
     def _call(self, request: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -439,7 +444,7 @@ def prefix_key(path: Path, n_ctx: int, messages: Sequence[Message]) -> str | Non
         return None
     opening = repr([m.as_dict() for m in messages[:-1]])
     version = importlib.import_module("xllamacpp").__version__
-    identity = f"{path.name}|{path.stat().st_size}|{n_ctx}|{version}|{opening}"
+    identity = f"opening-only|{path.name}|{path.stat().st_size}|{n_ctx}|{version}|{opening}"
     return f"{path.stem}-{hashlib.sha1(identity.encode()).hexdigest()[:16]}"
 
 
@@ -477,6 +482,7 @@ def _params(xllamacpp: Any, path: Path, options: RuntimeOptions) -> Any:
     params.endpoint_slots = options.slot_dir is not None
     if options.slot_dir is not None:
         params.slot_save_path = options.slot_dir
+        params.cache_ram_mib = 0  # no cache beside the kept files: a call's start never depends on the last
     if options.alias:
         params.model_alias = {options.alias}
     if options.n_threads:
