@@ -320,10 +320,18 @@ class EmbeddedModel(ChatModelBase):
             if key is None:
                 return self._call({**request, "cache_prompt": False})
             if not runtime.restore(key):
-                opening = [m.as_dict() for m in messages[:-1]]
-                self._call({"messages": opening, "max_tokens": 1, "temperature": 0.0})
-                runtime.keep(key)
+                self._keep_opening(runtime, key, messages[:-1])
             return self._call(request)
+
+    def _keep_opening(self, runtime: _Runtime, key: str, opening: Sequence[Message]) -> None:
+        """The opening read alone (one token generated) and its state kept; a runtime that will not
+        read it alone (a chat template that refuses a conversation ending on an example reply)
+        keeps nothing, and the call reads its prompt as it would without ``prefix_dir``."""
+        try:
+            self._call({"messages": [m.as_dict() for m in opening], "max_tokens": 1, "temperature": 0.0})
+        except ModelError:
+            return
+        runtime.keep(key)
 
     def _call(self, request: dict[str, Any]) -> dict[str, Any]:
         try:
