@@ -103,7 +103,9 @@ def minilm_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return Settings.load({"deepresearch_home": tmp_path / "home"})
+    """The defaults, except that the model writes the plan (``MODEL_PLANS``): tests script it. The
+    bundled embedded models' default, code planning, is tested where it is named."""
+    return Settings.load({"deepresearch_home": tmp_path / "home", "model_plans": True})
 
 
 @pytest.fixture

@@ -234,6 +234,30 @@ def test_the_embedded_model_plans_alone_and_the_role_comes_from_keywords(
     assert "Karel Purkyně died" in [t.query for t in result.todo_items]
 
 
+def test_the_bundled_embedded_model_does_not_plan_code_does(
+    tmp_path: Path, local_search: LocalSearch
+) -> None:
+    defaults = Settings.load({"deepresearch_home": tmp_path / "home"})
+    model = ScriptedModel({"plan": plan("Karel Purkyně died", "astronomical clock built")})
+    result = research(QUESTION, settings=defaults, model=model, search=local_search, max_web_research_loops=1)
+    asked = [t.query for t in result.todo_items]
+    assert "plan" not in model.steps()
+    assert "Karel Purkyně died" not in asked  # the scripted plan was never asked for
+    assert 3 <= len(asked) <= 5 and any("karel purkyně" in q.lower() for q in asked)
+    assert result.role is not None and result.role.type == "historian"
+    assert not any(f.startswith("plan:") for f in result.fallbacks)  # planning by code is no fallback
+
+
+def test_a_question_code_cannot_plan_is_still_planned_by_the_embedded_model(tmp_path: Path) -> None:
+    defaults = Settings.load({"deepresearch_home": tmp_path / "home"})
+    search = StaticSearch(default=[hit("https://example.org/zh", "量子计算", "量子计算是一种计算方式。")])
+    model = ScriptedModel()
+    research(
+        "量子计算的最新进展是什么？", settings=defaults, model=model, search=search, max_web_research_loops=1
+    )
+    assert "plan" in model.steps()
+
+
 def test_chinese_question_gets_chinese_fallback_task(settings: Settings) -> None:
     search = StaticSearch(default=[hit("https://example.org/zh", "量子计算", "量子计算是一种计算方式。")])
     result = research(

@@ -366,13 +366,15 @@ def _send_opening(context: ResearchContext, question: str) -> Future[Opening]:
 
     future: Future[Opening] = Future()
     strip, language = context.settings.strip_thinking_tokens, language_of(question)
-    choose = context.model_chooses_role
+    choose, plans = context.model_chooses_role, context.model_plans
 
     def send() -> None:
         if not future.set_running_or_notify_cancel():
             return
         try:
-            opening = open_question(context.model, question, language, strip_think=strip, choose_role=choose)
+            opening = open_question(
+                context.model, question, language, strip_think=strip, choose_role=choose, model_plans=plans
+            )
             future.set_result(opening)
         except BaseException as exc:  # noqa: BLE001 - handed to the plan node, which raises it
             future.set_exception(exc)

@@ -122,6 +122,15 @@ class ResearchContext:
         return leaf if isinstance(leaf, YesNoModel) else None
 
     @property
+    def model_plans(self) -> bool:
+        """Whether the model writes the plan (``MODEL_PLANS``); by default off for the bundled
+        embedded models, where code plans from the question
+        (:func:`~deepresearch.graph.planning.plan_by_code`)."""
+        if self.settings.model_plans is not None:
+            return self.settings.model_plans
+        return model_writes(self.settings)
+
+    @property
     def model_chooses_role(self) -> bool:
         """Off for the tiny embedded model: measured, SmolLM2 under the combined role-and-plan grammar
         ran to its token cap and lost the plan; it plans alone and the role comes from keywords."""

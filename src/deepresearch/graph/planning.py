@@ -107,14 +107,25 @@ class Opening:
 
 
 def open_question(
-    model: ChatModel, question: str, language: str, *, strip_think: bool = True, choose_role: bool = True
+    model: ChatModel,
+    question: str,
+    language: str,
+    *,
+    strip_think: bool = True,
+    choose_role: bool = True,
+    model_plans: bool = True,
 ) -> Opening:
     """Role and plan from one structured call (one model call on the critical path, not two).
 
     When the answer fails the combined schema, the role still comes from it if its role part
     parses, else from the question's keywords; the tasks come from :func:`build_plan`'s fallbacks
     (the question's terms and names). With ``choose_role`` off (the embedded model) the role is
-    the keyword guess and the one call asks for the plan alone (see :func:`plan_only`)."""
+    the keyword guess and the one call asks for the plan alone (see :func:`plan_only`). With
+    ``model_plans`` off no call is made where code derives tasks from the question
+    (:func:`plan_by_code`)."""
+    coded = None if model_plans else plan_by_code(question, language)
+    if coded is not None:
+        return coded
     if not choose_role:
         return plan_only(model, question, language, strip_think=strip_think)
     result = ask_structured(
@@ -134,12 +145,37 @@ def open_question(
     return Opening(role=role, tasks=tasks, fallbacks=[*fallbacks, *plan_notes])
 
 
+def plan_by_code(question: str, language: str) -> Opening | None:
+    """The role from the question's keywords and the tasks code derives from the question (the
+    question as asked, its names, its two hops), no model call; None where code derives none (a
+    Chinese question, a question of stopwords), which the model then plans. The bundled embedded
+    models plan this way: measured, SmolLM2's tasks repeated the question, and this plan gave the
+    same answers on 90 dev questions (docs/BENCHMARKS.md)."""
+    derived = derived_tasks(question, language)
+    return Opening(role=keyword_role(question), tasks=derived) if derived else None
+
+
+def derived_tasks(question: str, language: str) -> list[TodoItem]:
+    """The tasks code derives from the question alone (the question as asked, its names, its two
+    hops), numbered; none for a Chinese question or one with nothing to derive from."""
+    if language == "zh":
+        return []
+    derived = _top_up(question, _with_anchor(question, [], language), language)
+    titled = _readable_titles(question, derived[:MAX_TASKS], language)
+    return [t.model_copy(update={"id": i + 1}) for i, t in enumerate(titled)]
+
+
+def keyword_role(question: str) -> ResearchRole:
+    """The role whose keywords the question holds (:func:`~deepresearch.roles.guess_role`)."""
+    spec = guess_role(question)
+    return ResearchRole(type=spec.type, label=spec.label, instructions=spec.instructions)
+
+
 def plan_only(model: ChatModel, question: str, language: str, *, strip_think: bool = True) -> Opening:
     """The role from the question's keywords and the plan from the model. Measured with SmolLM2-135M:
     under the combined role-and-plan grammar it wrote to the 480-token cap twice (40 s) and the plan
     failed; the plan alone parses, and its role choice mostly gave way to the keywords anyway."""
-    spec = guess_role(question)
-    role = ResearchRole(type=spec.type, label=spec.label, instructions=spec.instructions)
+    role = keyword_role(question)
     result = ask_structured(
         model,
         plan_messages(question, role, language),
@@ -175,15 +211,11 @@ def build_plan(
     why = ", ".join(f"{n} {reason}" for reason, n in dropped.items())
     if not kept:
         reason = error or (f"{rejected} proposed task(s) unusable ({why})" if rejected else "empty plan")
-        derived = (
-            [] if language == "zh" else _top_up(question, _with_anchor(question, [], language), language)
-        )
+        derived = derived_tasks(question, language)
         if not derived:
             return [fallback_task(question, language)], [f"plan: {reason}; using the fallback task"]
         fallbacks = [f"plan: {reason}; planned from the question's terms and names"]
-        update = [{"id": i + 1, "is_fallback": True} for i in range(len(derived))]
-        titled = _readable_titles(question, derived[:MAX_TASKS], language)
-        return [t.model_copy(update=u) for t, u in zip(titled, update, strict=False)], fallbacks
+        return [t.model_copy(update={"is_fallback": True}) for t in derived], fallbacks
     fallbacks = [f"plan: dropped {rejected} unusable task(s) ({why})"] if rejected else []
     tasks = _with_anchor(question, kept, language)
     if len(tasks) < MIN_TASKS:

@@ -26,6 +26,7 @@ def plan_research(state: ResearchState, runtime: Runtime[ResearchContext]) -> di
             state["language"],
             strip_think=ctx.settings.strip_thinking_tokens,
             choose_role=ctx.model_chooses_role,
+            model_plans=ctx.model_plans,
         )
     return _emit(opening, runtime, started)
 
