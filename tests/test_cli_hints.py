@@ -66,8 +66,15 @@ def test_docx_indexing_hint_keeps_its_extra(tmp_path: Path) -> None:
     assert "pip install 'deepresearch-offline[docs]'" in done.stderr
 
 
-def test_embedded_runtime_hint_keeps_its_extra(tmp_path: Path) -> None:
-    done = run_without("xllamacpp", "research", QUESTION, tmp_path=tmp_path, LLM_PROVIDER="embedded")
+@pytest.mark.parametrize(
+    "first_call",
+    [{"MODEL_PLANS": "true"}, {"ANSWER_READER": "auto"}],
+    ids=["the model plans", "code plans, the reader's model loads at the start"],
+)
+def test_embedded_runtime_hint_keeps_its_extra(tmp_path: Path, first_call: dict[str, str]) -> None:
+    done = run_without(
+        "xllamacpp", "research", QUESTION, tmp_path=tmp_path, LLM_PROVIDER="embedded", **first_call
+    )
     assert done.returncode != 0
     assert "pip install 'deepresearch-offline[embedded]'" in done.stderr
 

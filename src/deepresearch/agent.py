@@ -361,7 +361,8 @@ def _build_context(
 def _send_opening(context: ResearchContext, question: str) -> Future[Opening]:
     """Send the run's first model call (role and plan) now, from a thread, so that it is answered
     while LangGraph is imported and the graph built (about 0.8 s on 2 cores); the plan node takes
-    its result."""
+    its result. Where code plans, the thread loads the reader's model instead
+    (:meth:`~deepresearch.graph.context.ResearchContext.load_reader`)."""
     from deepresearch.graph.planning import open_question
 
     future: Future[Opening] = Future()
@@ -375,6 +376,7 @@ def _send_opening(context: ResearchContext, question: str) -> Future[Opening]:
             opening = open_question(
                 context.model, question, language, strip_think=strip, choose_role=choose, model_plans=plans
             )
+            context.load_reader()
             future.set_result(opening)
         except BaseException as exc:  # noqa: BLE001 - handed to the plan node, which raises it
             future.set_exception(exc)

@@ -402,7 +402,6 @@ REQUEST_SETTINGS: Mapping[str, str] = {
     "summary_mode": "auto, extractive or model",
     "report_type": "detailed, brief or resources",
     "model_judge": "whether the model judges relevance too",
-    "model_plans": "whether the model writes the plan",
     "fetch_full_page": "false reads only the search snippets (it cannot switch reading on)",
     "search_include_domains": "domains to read only, within the server's own SEARCH_INCLUDE_DOMAINS",
     "search_exclude_domains": "domains never to read, added to the server's SEARCH_EXCLUDE_DOMAINS",

@@ -252,7 +252,10 @@ def test_a_long_step_still_reports_progress(
     from deepresearch.server.mcp import server as mcp_server
 
     monkeypatch.setattr(mcp_server._ProgressRelay, "KEEP_ALIVE_SECONDS", 0.2)
-    settings = Settings.load({"deepresearch_home": tmp_path / "home", "api_token": TOKEN})
+    # the held plan call is the long step (MODEL_PLANS: the scripted model plans)
+    settings = Settings.load(
+        {"deepresearch_home": tmp_path / "home", "api_token": TOKEN, "model_plans": True}
+    )
     index = DocumentIndex(index_path)
     model = HeldModel()
     app = create_app(settings, model=model, search=LocalSearch(index))

@@ -43,7 +43,8 @@ def serve(home: Path) -> Iterator[Serve]:
             options: ServerOptions | None = None,
             **overrides: Any,
         ) -> LiveServer:
-            settings = Settings.load({"deepresearch_home": home, **overrides})
+            # the scripted model stands in for one that plans (MODEL_PLANS), as in tests/conftest.py
+            settings = Settings.load({"deepresearch_home": home, "model_plans": True, **overrides})
             app = create_app(
                 settings,
                 model=model or ScriptedModel(),

@@ -14,6 +14,7 @@ from deepresearch.answers.learned import AnswerWeights, confidence_gate
 from deepresearch.answers.reader import YesNoModel, judge, read, weigh_yes_no
 from deepresearch.errors import ResearchCancelledError
 from deepresearch.llm.base import ChatModel
+from deepresearch.llm.embedded import EmbeddedModel
 from deepresearch.llm.factory import model_writes, reader_model
 from deepresearch.llm.metered import MeteredModel
 from deepresearch.llm.wrapper import ModelWrapper
@@ -129,6 +130,16 @@ class ResearchContext:
         if self.settings.model_plans is not None:
             return self.settings.model_plans
         return model_writes(self.settings)
+
+    def load_reader(self) -> None:
+        """Load the reader's in-process model now where code plans and the run's first call is the
+        reader's, late in the run: a missing runtime or model file then fails the run at its start,
+        with its fix (before, the plan call did), and the load overlaps the graph's import."""
+        if self.model_plans or self.reader is None:
+            return
+        leaf = self.model.leaf_for("reader") if isinstance(self.model, ModelWrapper) else self.model
+        if isinstance(leaf, EmbeddedModel):
+            leaf.load()
 
     @property
     def model_chooses_role(self) -> bool:

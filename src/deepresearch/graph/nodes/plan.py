@@ -28,6 +28,7 @@ def plan_research(state: ResearchState, runtime: Runtime[ResearchContext]) -> di
             choose_role=ctx.model_chooses_role,
             model_plans=ctx.model_plans,
         )
+        ctx.load_reader()
     return _emit(opening, runtime, started)
 
 
