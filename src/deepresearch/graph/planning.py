@@ -25,12 +25,12 @@ from deepresearch.lexicon import (
 )
 from deepresearch.llm.base import ChatModel
 from deepresearch.llm.structured import Structured, ask_structured, parse_as
-from deepresearch.model_outputs import OpeningOut, PlannedTask, PlanOut, RoleChoice
+from deepresearch.model_outputs import MAX_PLANNED_TASKS, OpeningOut, PlannedTask, PlanOut, RoleChoice
 from deepresearch.prompts.steps import opening_messages, plan_messages
 from deepresearch.roles import ROLE_TYPES, ROLES, guess_role, role_spec, role_votes
 from deepresearch.text import STOPWORDS, key_stems, key_terms, stem, stems, tokens
 
-MAX_TASKS, MIN_TASKS = 5, 3
+MAX_TASKS, MIN_TASKS = MAX_PLANNED_TASKS, 3
 DUPLICATE_JACCARD = 0.8
 PLAN_PHRASES: dict[str, dict[str, str]] = {
     "en": {
