@@ -119,8 +119,12 @@ class ResearchContext:
         no ``ANSWER_MIN_CONFIDENCE`` asks that code's confidence alone decide."""
         if self.reader is None or self.settings.answer_min_confidence is not None:
             return None
-        leaf = self.model.leaf_for("reader") if isinstance(self.model, ModelWrapper) else self.model
+        leaf = self._reader_leaf()
         return leaf if isinstance(leaf, YesNoModel) else None
+
+    def _reader_leaf(self) -> ChatModel:
+        """The innermost model that answers the reader's step, through every wrapper."""
+        return self.model.leaf_for("reader") if isinstance(self.model, ModelWrapper) else self.model
 
     @property
     def model_plans(self) -> bool:
@@ -137,7 +141,7 @@ class ResearchContext:
         with its fix (before, the plan call did), and the load overlaps the graph's import."""
         if self.model_plans or self.reader is None:
             return
-        leaf = self.model.leaf_for("reader") if isinstance(self.model, ModelWrapper) else self.model
+        leaf = self._reader_leaf()
         if isinstance(leaf, EmbeddedModel):
             leaf.load()
 
