@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from deepresearch.errors import IndexNotFoundError, SearchError
-from deepresearch.index.chunking import MAX_CHARS, chunk_text
+from deepresearch.index.chunking import MAX_CHARS, chunk_text, stitch
 from deepresearch.index.loaders import Document, demo_corpus_path
 from deepresearch.index.store import MIGRATIONS, DocumentIndex, Passage
 from deepresearch.search.base import SearchBackend, SearchHit
@@ -168,6 +168,16 @@ def test_chunks_respect_cap_overlap_by_one_paragraph_and_lose_nothing() -> None:
     assert all(any(part.strip() in chunk for chunk in chunks) for part in parts)
 
 
+def test_stitched_chunks_give_the_text_back_with_each_overlap_once() -> None:
+    sentences = [f"Sentence {n} tells of lighthouse keeper number {n} on the cold coast." for n in range(60)]
+    text = " ".join(sentences)
+    chunks = chunk_text(text, max_chars=300)
+    assert len(chunks) > 3 and chunks[1].startswith(chunks[0].split(". ")[-1])
+    assert stitch(chunks) == text
+    assert stitch([chunks[0], chunks[2]]) == f"{chunks[0]}\n\n{chunks[2]}"
+    assert stitch([]) == ""
+
+
 def test_chunking_cuts_oversized_words_and_ignores_blank_text() -> None:
     assert chunk_text("  \n\n ") == []
     assert all(len(chunk) <= 50 for chunk in chunk_text("x" * 130 + " tail", max_chars=50))
@@ -267,6 +277,30 @@ def test_local_search_returns_doc_hits(index: DocumentIndex) -> None:
     assert hit.title == "Sea otter"
     assert hit.content == text.strip() and hit.score is not None and hit.score > 0
     assert hit.snippet.endswith("…") and len(hit.snippet) <= 201 and not hit.is_fallback
+
+
+def test_a_hit_reads_past_the_edge_of_the_chunk_that_matched(index: DocumentIndex) -> None:
+    opening = "Maren Tollefsen kept the Skarvholm light for thirty years. " + "She logged every storm. " * 45
+    later = "After the station closed she fled to Bergen, where she taught sailors to read the sky."
+    index.add_documents([Document("keeper", "Maren Tollefsen", opening + later)])
+    assert len(index.chunks_of("keeper", range(5))) == 2
+    [hit] = LocalSearch(index).search("Maren Tollefsen Skarvholm light", limit=3)
+    assert hit.url == "doc://keeper#0" and hit.doc_id == "keeper"
+    assert "fled to Bergen" in hit.content and hit.content.count("She logged every storm.") == 45
+
+
+def test_chunks_of_one_document_make_one_hit_and_crowd_out_no_other(index: DocumentIndex) -> None:
+    long_text = " ".join(f"Glacier survey note {n} on the Vatnajokull ice cap." for n in range(120))
+    index.add_documents(
+        [
+            Document("survey", "Ice cap survey", long_text),
+            Document("other", "Vatnajokull", "Vatnajokull is a glacier."),
+        ]
+    )
+    hits = LocalSearch(index).search("Vatnajokull glacier", limit=2)
+    assert sorted(hit.doc_id for hit in hits) == ["other", "survey"]
+    survey = next(hit for hit in hits if hit.doc_id == "survey")
+    assert len(survey.content) <= 6 * MAX_CHARS
 
 
 def test_demo_corpus_finds_the_readme_question_gold_passages(index: DocumentIndex) -> None:

@@ -3,7 +3,8 @@
 Contract: every chunk is at most ``max_chars`` long (a single word longer than the cap is cut),
 chunks follow the text's order, and consecutive chunks share one unit of overlap (a paragraph,
 or a sentence when a paragraph alone is over the cap) whenever that unit still fits beside the
-next one. Nothing but whitespace between units is lost.
+next one. Nothing but whitespace between units is lost. :func:`stitch` joins consecutive chunks back into
+one text, each overlapping unit once.
 """
 
 from __future__ import annotations
@@ -86,3 +87,25 @@ def _pack(units: list[str], max_chars: int, joiner: str) -> list[str]:
     if current:
         chunks.append(joiner.join(current))
     return chunks
+
+
+def stitch(chunks: list[str]) -> str:
+    """Consecutive chunks of one text joined back into it: where a chunk opens with the unit that
+    ends the text before it (the overlap :func:`chunk_text` carries forward), that unit is kept
+    once. Chunks that do not follow one another are joined by a paragraph break."""
+    text = ""
+    for chunk in chunks:
+        shared = _overlap(text, chunk)
+        text = text + chunk[shared:] if shared else _PARAGRAPH_JOIN.join(filter(None, [text, chunk]))
+    return text
+
+
+def _overlap(text: str, chunk: str) -> int:
+    """The length of the longest whole unit that ends ``text`` and opens ``chunk`` (0 if none):
+    it starts ``text``'s last unit (after whitespace) and ends where ``chunk``'s next unit starts."""
+    for size in range(min(len(text), len(chunk)), 0, -1):
+        ends_unit = size == len(chunk) or chunk[size].isspace()
+        starts_unit = size == len(text) or text[-size - 1].isspace()
+        if ends_unit and starts_unit and text.endswith(chunk[:size]):
+            return size
+    return 0

@@ -209,6 +209,20 @@ class DocumentIndex:
             row = self._conn.execute(sql, (passage_id,)).fetchone()
         return None if row is None else _passage(row)
 
+    def chunks_of(self, doc_id: str, positions: Iterable[int]) -> list[Passage]:
+        """The passages of document ``doc_id`` at ``positions`` (those that exist), in order."""
+        wanted = sorted(set(positions))
+        if not wanted:
+            return []
+        marks = ",".join("?" * len(wanted))
+        sql = (
+            f"SELECT {_PASSAGE_COLUMNS} FROM passages AS p "
+            f"WHERE p.doc_id = ? AND p.position IN ({marks}) ORDER BY p.position"
+        )
+        with self._lock:
+            rows = self._conn.execute(sql, [doc_id, *wanted]).fetchall()
+        return [_passage(row) for row in rows]
+
     def search(self, query: str, limit: int = 5) -> list[tuple[Passage, float]]:
         """Best passages for free text, best first, with scores where higher is better.
 
