@@ -17,6 +17,7 @@ from deepresearch.answers.evidence import rank_sentences, sentence_pool
 from deepresearch.answers.ground import (
     AGREE_BELOW,
     JUDGE_COVERED_YES,
+    JUDGE_DISSENT,
     JUDGE_MIN_YES,
     READER_MIN_CONFIDENCE,
     GroundedAnswer,
@@ -266,6 +267,26 @@ def test_with_the_fitted_gate_the_readers_pick_is_stated_when_codes_evidence_for
     answer = _gated(_reply("Kestrel Works Ltd.", [1, 2]))
     assert (answer.status, answer.chosen_by, answer.text) == ("grounded", "reader", "Kestrel Works Ltd")
     assert answer.confidence is not None and answer.confidence >= READER_MIN_CONFIDENCE
+
+
+@pytest.mark.parametrize(("p_yes", "stated"), [(0.3, False), (0.9, True)])
+def test_a_pick_codes_evidence_holds_is_still_turned_away_where_the_judge_says_no(
+    p_yes: float, stated: bool
+) -> None:
+    """Code's confidence ties the span to the question; a judge that reads the line and leans
+    "no" turns it away all the same, handing it over as the closest reading."""
+    model = JudgingModel({"reader": _reply("Kestrel Works Ltd.", [1, 2])}, yes=p_yes)
+    answer = ground_answer(
+        CHAIN_QUESTION,
+        CHAIN,
+        weights=confidence_gate(None),
+        reader=lambda f, r: read(model, f, r),
+        judge=lambda f, reading: judge(model, f, reading),
+    )
+    assert answer.status == ("grounded" if stated else "abstained")
+    assert p_yes >= JUDGE_DISSENT if stated else p_yes < JUDGE_DISSENT
+    if not stated:
+        assert answer.turned_away is not None and answer.turned_away.text == "Kestrel Works Ltd"
 
 
 @pytest.mark.parametrize(

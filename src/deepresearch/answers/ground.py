@@ -63,6 +63,11 @@ JUDGE_COVERED_YES = 0.8
 there it judges meaning it can see (on one-hop readings its P separates right from wrong, AUC
 0.84); chosen on the dev sets' own passages with and without their gold (docs/BENCHMARKS.md,
 issue 34's ninth step)."""
+JUDGE_DISSENT = 0.6
+"""The judge's P("yes") under which a reading that code's confidence lets through is turned away
+all the same: the judge leans "no". On the dev sets' own passages (docs/BENCHMARKS.md, issue 34's
+seventeenth step) the readings stated on code's confidence alone were right 22 times and wrong 29;
+under this P, 1 right and 9 wrong."""
 AGREE_BELOW = 0.7
 """Code's fitted confidence below which its candidate is stated only where the reader, shown the
 same best lines, gives the same answer (:func:`ground_answer`): the confidence, fitted on the shared
@@ -164,15 +169,17 @@ def _gated_reading(
     judge: Judge | None,
 ) -> GroundedAnswer:
     """The reader's span as the answer line where code's confidence in it clears
-    :data:`READER_MIN_CONFIDENCE` or the judge's P("yes") :func:`judge_bar`; else ``answer`` (an
-    abstention) handing the reading over."""
+    :data:`READER_MIN_CONFIDENCE` and the judge, where there is one, does not lean "no"
+    (:data:`JUDGE_DISSENT`), or where the judge's P("yes") clears :func:`judge_bar`; else
+    ``answer`` (an abstention) handing the reading over."""
     confidence, judged = answer.confidence, None
     if weights is not None:
         confidence = reading_confidence(frame, ranked, weights, reading.text)
-        if confidence is None or confidence < max(READER_MIN_CONFIDENCE, weights.threshold):
-            judged = judge(frame, reading) if judge is not None else None
-            if judged is None or judged < judge_bar(frame, reading):
-                return replace(answer, turned_away=reading)
+        judged = judge(frame, reading) if judge is not None else None
+        trusted = confidence is not None and confidence >= max(READER_MIN_CONFIDENCE, weights.threshold)
+        bar = JUDGE_DISSENT if trusted else judge_bar(frame, reading)
+        if (judged is None and not trusted) or (judged is not None and judged < bar):
+            return replace(answer, turned_away=reading)
     evidence = (
         replace(reading.evidence, sentence=reading.sentence)
         if reading.sentence is not reading.evidence.sentence
