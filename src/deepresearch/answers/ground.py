@@ -178,7 +178,7 @@ def _gated_reading(
         judged = judge(frame, reading) if judge is not None else None
         trusted = confidence is not None and confidence >= max(READER_MIN_CONFIDENCE, weights.threshold)
         bar = JUDGE_DISSENT if trusted else judge_bar(frame, reading)
-        if (judged is None and not trusted) or (judged is not None and judged < bar):
+        if not (trusted if judged is None else judged >= bar):
             return replace(answer, turned_away=reading)
     evidence = (
         replace(reading.evidence, sentence=reading.sentence)
