@@ -5,16 +5,21 @@ Invented passages; MiniLM is the installed one (on llama.cpp where it runs), as 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import numpy as np
 import pytest
 
-from deepresearch.answers.dense import Dense, SentenceMeaning, dense_for
+from deepresearch.answers.dense import Dense, SentenceMeaning, dense_for, reads_as_person
 from deepresearch.answers.evidence import rank_sentences, sentence_pool
+from deepresearch.answers.ground import ground_answer
+from deepresearch.answers.learned import confidence_gate
 from deepresearch.answers.question import frame_question
+from deepresearch.answers.reader import judge, read
 from deepresearch.citations import Source
 from deepresearch.errors import ConfigurationError
+from deepresearch.llm.testing import JudgingModel
 from deepresearch.settings import Settings
 
 SPIRE = (
@@ -106,3 +111,51 @@ def test_off_means_none_and_on_without_minilm_names_the_install(monkeypatch: pyt
 
 def test_one_meaning_is_shared_by_runs_with_the_same_runtime(dense) -> None:  # type: ignore[no-untyped-def]
     assert dense_for(Settings.load({"answer_embeddings": "auto"})) is dense
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [("Odell Prane", True), ("Vera Lusk", True), ("Harlan County, Kentucky", False), ("Stockholm", False)],
+)
+def test_a_persons_name_reads_as_a_person_and_a_place_as_a_place(
+    dense: Dense, text: str, person: bool
+) -> None:
+    assert reads_as_person(dense, text) is person
+
+
+DIRECTOR = [
+    Source(
+        id=1,
+        url="doc://1",
+        title="The Copper Gull",
+        content="The Copper Gull is a 1923 silent drama film directed by Odell Prane and starring Vera Lusk.",
+    ),
+    Source(
+        id=2,
+        url="doc://2",
+        title="Odell Prane",
+        content="Odell Prane (1889 – 1961), born Amos Odell Prandt, was an American film director. "
+        "He was born in Harlan County, Kentucky.",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("said", "stated"),
+    [("Amos Odell Prandt", None), ("Harlan County, Kentucky", "Harlan County, Kentucky")],
+)
+def test_a_where_answer_that_reads_as_a_persons_name_is_turned_away(
+    dense: Dense, said: str, stated: str | None
+) -> None:
+    """The director's birth name is a span of the line that says where he was born, and a judge
+    that says "yes" to anything would state it; by meaning it is a person, not the place asked."""
+    model = JudgingModel({"reader": json.dumps({"lines": [1, 2], "answer": said})}, yes=0.99)
+    answer = ground_answer(
+        "Where was the man who made The Copper Gull born?",
+        DIRECTOR,
+        weights=confidence_gate(None),
+        dense=dense,
+        reader=lambda f, r: read(model, f, r),
+        judge=lambda f, reading: judge(model, f, reading),
+    )
+    assert (answer.text if answer.status == "grounded" else None) == stated

@@ -22,7 +22,7 @@ from typing import Literal
 
 from deepresearch.answers import compare
 from deepresearch.answers.candidates import NUMBER, candidates
-from deepresearch.answers.dense import Dense
+from deepresearch.answers.dense import Dense, reads_as_person
 from deepresearch.answers.evidence import Ranked, Sentence, rank_sentences, sentence_pool
 from deepresearch.answers.features import (
     ASKS_MEASURE,
@@ -138,12 +138,41 @@ def ground_answer(
     the same answer confirms code's; another goes through the same gate, code's being dropped.
     Where code leaves an open yes/no question unanswered, ``yes_no``'s P("yes") of at least
     :data:`YES_AT` answers "yes".
-    ``dense`` (:mod:`deepresearch.answers.dense`) lets sentence meaning reorder the ranking."""
+    ``dense`` (:mod:`deepresearch.answers.dense`) lets sentence meaning reorder the ranking, and
+    turns away a "where" answer that reads as a person's name (:func:`of_the_kind_asked`)."""
     frame = frame_question(question)
+    answer = _grounded(frame, sources, chooser, weights, reader, dense, judge, yes_no)
+    return of_the_kind_asked(frame, answer, dense)
+
+
+def of_the_kind_asked(frame: QuestionFrame, answer: GroundedAnswer, dense: Dense | None) -> GroundedAnswer:
+    """``answer``, or an abstention where the question asks "where" and the stated answer reads
+    as a person's name by meaning (:func:`~deepresearch.answers.dense.reads_as_person`): code and
+    the reader both take the bridge ("the film's director") or his birth name for the place asked.
+    Applied to code's answer before the reader reads (so the reader may find the place) and to
+    the final answer. What the answer had handed over is kept; the wrong-kind span is not."""
+    if dense is None or frame.kind != "place" or answer.status != "grounded":
+        return answer
+    if not reads_as_person(dense, answer.text):
+        return answer
+    dropped = abstain(frame, answer.support, answer.confidence)
+    return replace(dropped, turned_away=answer.turned_away)
+
+
+def _grounded(
+    frame: QuestionFrame,
+    sources: Sequence[Source],
+    chooser: Chooser | None,
+    weights: AnswerWeights | None,
+    reader: Reader | None,
+    dense: Dense | None,
+    judge: Judge | None,
+    yes_no: YesNo | None,
+) -> GroundedAnswer:
     pool = sentence_pool(sources)
     ranked = rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes, dense=dense)
     ranked = trusted_first(ranked, sources)
-    answer = _code_answer(frame, ranked, pool, chooser, weights)
+    answer = of_the_kind_asked(frame, _code_answer(frame, ranked, pool, chooser, weights), dense)
     if yes_no is not None and frame.kind == "yesno" and not frame.options and answer.status == "abstained":
         return _weighed_yes(frame, ranked, answer, yes_no)
     if reader is None or not ranked or frame.kind in ("yesno", "choice"):
