@@ -23,6 +23,7 @@ from deepresearch.answers.ground import (
     GroundedAnswer,
     ground_answer,
 )
+from deepresearch.answers.hops import relative_named
 from deepresearch.answers.learned import confidence_gate
 from deepresearch.answers.question import frame_question
 from deepresearch.answers.reader import SHOTS, check_span, evidence_lines, judge, read
@@ -248,7 +249,7 @@ def test_where_code_abstains_the_checked_span_is_a_grounded_answer_of_the_reader
 
 
 CHAIN = [
-    src(1, "Grey Harbour", "Grey Harbour is a 1928 novel by Orla Fenn, set in a fishing town."),
+    src(3, "Grey Harbour", "Grey Harbour is a 1928 novel by Orla Fenn, set in a fishing town."),
     SOURCES[0],
     SOURCES[1],
 ]
@@ -470,3 +471,44 @@ def test_an_abstention_hands_over_the_reading_it_turned_away_marked_unconfirmed(
     cited = {int(n) for n in re.findall(r"” \[(\d+)\]", answer_block)}
     fenwick = next(s.id for s in result.sources if s.title == "Fenwick Aero")
     assert fenwick in cited and cited <= {s.id for s in result.sources}
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("Where was the husband of Ines Marr born?", "Ines Marr"),
+        ("When was Ines Marr's husband born?", "Ines Marr"),
+        ("Where was the director of the film Grey Lantern born?", "Grey Lantern"),
+        ("Who was the husband of Ines Marr?", None),
+        ("Who is Ines Marr's husband?", None),
+        ("Where was Ines Marr born?", None),
+    ],
+)
+def test_the_one_whose_relative_a_question_asks_about(question: str, named: str | None) -> None:
+    assert relative_named(question) == named
+
+
+PAINTER = [
+    src(
+        1,
+        "Ines Marr",
+        "Ines Marr (1901–1980) was a painter. "
+        "She was born in Kell and married the surveyor Tomas Brandt in 1925.",
+    ),
+    src(2, "Tomas Brandt", "Tomas Brandt (1895–1970) was a surveyor. He was born in Orrin."),
+]
+
+
+@pytest.mark.parametrize(("said", "stated"), [("Kell", None), ("Orrin", "Orrin")])
+def test_asked_of_her_husband_a_line_of_her_own_page_gives_no_answer(said: str, stated: str | None) -> None:
+    """Her own page says where she was born; the question asks where her husband was, and a
+    judge that says "yes" to anything would state her birthplace."""
+    model = JudgingModel({"reader": _reply(said, [1, 2])}, yes=0.99)
+    answer = ground_answer(
+        "Where was the husband of Ines Marr born?",
+        PAINTER,
+        weights=confidence_gate(None),
+        reader=lambda f, r: read(model, f, r),
+        judge=lambda f, reading: judge(model, f, reading),
+    )
+    assert (answer.text if answer.status == "grounded" else None) == stated

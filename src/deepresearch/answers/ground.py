@@ -31,6 +31,7 @@ from deepresearch.answers.features import (
     score_candidates,
     supported,
 )
+from deepresearch.answers.hops import relative_named
 from deepresearch.answers.learned import AnswerWeights
 from deepresearch.answers.question import AnswerKind, QuestionFrame, frame_question
 from deepresearch.answers.reader import TOP_LINES, Reading, names_covered, names_question, same_answer
@@ -82,6 +83,7 @@ without the gold passages at most 0.33. Low P is never read as "no": without the
 answers, the model leans to "no" as well (docs/BENCHMARKS.md, issue 34's eleventh step)."""
 MAX_CANDIDATES = 6
 COMPLETE = 0.999  # a sentence's share of the question's weighted terms that leaves none out
+_PARENTHESES = re.compile(r"\s*\([^)]*\)")
 _UNKNOWN = re.compile(
     r"\b(?:do(?:es)? not (?:say|state|mention|answer)|not (?:found|stated|mentioned|known)|unknown|"
     r"no (?:source|information|evidence))\b",
@@ -142,7 +144,36 @@ def ground_answer(
     turns away a "where" answer that reads as a person's name (:func:`of_the_kind_asked`)."""
     frame = frame_question(question)
     answer = _grounded(frame, sources, chooser, weights, reader, dense, judge, yes_no)
-    return of_the_kind_asked(frame, answer, dense)
+    return _checked(frame, answer, sources, dense)
+
+
+def _checked(
+    frame: QuestionFrame, answer: GroundedAnswer, sources: Sequence[Source], dense: Dense | None
+) -> GroundedAnswer:
+    """``answer`` unless it is not of the kind asked (:func:`of_the_kind_asked`) or is read
+    from the page of the one whose relative the question asks about (:func:`of_the_relative`)."""
+    return of_the_relative(frame, of_the_kind_asked(frame, answer, dense), sources)
+
+
+def of_the_relative(
+    frame: QuestionFrame, answer: GroundedAnswer, sources: Sequence[Source]
+) -> GroundedAnswer:
+    """``answer``, or an abstention where the question asks something of a named one's relative
+    ("Where was the husband of X born?", :func:`~deepresearch.answers.hops.relative_named`) and
+    the answer's line is on X's own page: there it states X's birthplace, not the husband's (the
+    reader and its judge both take it). Applied where :func:`of_the_kind_asked` is."""
+    named = relative_named(frame.text) if answer.status == "grounded" else None
+    page = next((s.title for s in sources if s.id == answer.source_id), None)
+    if named is None or page is None or not _same_name(page, named):
+        return answer
+    dropped = abstain(frame, answer.support, answer.confidence)
+    return replace(dropped, turned_away=answer.turned_away)
+
+
+def _same_name(title: str, name: str) -> bool:
+    """A page title and a name write the same name, a disambiguation in parentheses aside."""
+    words = [frozenset(key_stems(_PARENTHESES.sub("", text))) for text in (title, name)]
+    return bool(words[0] and words[1]) and (words[0] <= words[1] or words[1] <= words[0])
 
 
 def of_the_kind_asked(frame: QuestionFrame, answer: GroundedAnswer, dense: Dense | None) -> GroundedAnswer:
@@ -172,7 +203,7 @@ def _grounded(
     pool = sentence_pool(sources)
     ranked = rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes, dense=dense)
     ranked = trusted_first(ranked, sources)
-    answer = of_the_kind_asked(frame, _code_answer(frame, ranked, pool, chooser, weights), dense)
+    answer = _checked(frame, _code_answer(frame, ranked, pool, chooser, weights), sources, dense)
     if yes_no is not None and frame.kind == "yesno" and not frame.options and answer.status == "abstained":
         return _weighed_yes(frame, ranked, answer, yes_no)
     if reader is None or not ranked or frame.kind in ("yesno", "choice"):

@@ -39,6 +39,16 @@ _DETERMINER = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _HEAD_ENDS = frozenset(
     ["of", "to", "who", "that", "which", "whose", "where", "in", "from", "with", "on", "at", "by", "for"]
 )
+_RELATIVE_OF = re.compile(
+    r"\b(?P<rel>[a-z]+)\s+of\s+(?:the\s+)?(?:(?:film|song|album|novel|book|band|series|show|game|play)\s+)?"
+    r"(?P<name>[A-Z][^\s?,]*(?:\s+(?:[A-Z(][^\s?,]*|of|de|la|the|von|van|der|and))*)"
+)
+_POSSESSIVE = re.compile(
+    r"(?P<name>[A-Z][^\s?,]*(?:\s+[A-Z(][^\s?,]*)*)'s\s+(?:(?P<adj>[a-z]+)\s+)?(?P<rel>[a-z]+)\b"
+)
+_ASKS_WHO = re.compile(
+    r"^(?:who|whom|what|which\s+\w+)(?:'s|\s+(?:is|was|are|were))\s+(?:the\s+)?(?:[a-z]+\s+)?$", re.I
+)
 _ENDS_IN_VERB = re.compile(r"\b(?:\w+ed|born|built|made|written|known|held|given|won|sold|begun)$", re.I)
 
 
@@ -65,6 +75,27 @@ def split_hops(question: str) -> Hops | None:
     if not text.endswith("?"):
         return None
     return _of_after_wh(text) or _subject_of(text) or _relative(text)
+
+
+def relative_named(question: str) -> str | None:
+    """The name whose relative the question asks something of: "Where was the husband of Ines
+    Marr born?" → "Ines Marr" (a person noun before "of", or after "Ines Marr's"). The answer is a
+    fact about the husband, so a line about Ines Marr herself does not give it. None where the
+    question asks for the relative itself ("Who was the husband of Ines Marr?") or names none."""
+    text = " ".join(question.split())
+    for pattern in (_RELATIVE_OF, _POSSESSIVE):
+        for match in pattern.finditer(text):
+            ends = [match.end(g) for g in ("adj", "rel") if g in match.re.groupindex and _person(match[g])]
+            if not ends:
+                continue
+            after = text[ends[0] if pattern is _POSSESSIVE else match.end() :].strip()
+            asks_the_relative = _ASKS_WHO.match(text[: match.start()]) and after in ("?", "")
+            return None if asks_the_relative else match["name"]
+    return None
+
+
+def _person(word: str | None) -> bool:
+    return word is not None and _names_a_person(word)
 
 
 def _of_after_wh(text: str) -> Hops | None:
@@ -128,4 +159,4 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-__all__ = ["Hops", "split_hops"]
+__all__ = ["Hops", "relative_named", "split_hops"]
