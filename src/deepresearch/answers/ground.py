@@ -161,13 +161,19 @@ def of_the_relative(
     """``answer``, or an abstention where the question asks something of a named one's relative
     ("Where was the husband of X born?", :func:`~deepresearch.answers.hops.relative_named`) and
     the answer's line is on X's own page: there it states X's birthplace, not the husband's (the
-    reader and its judge both take it). Applied where :func:`of_the_kind_asked` is."""
-    named = relative_named(frame.text) if answer.status == "grounded" else None
+    reader and its judge both take it). Applied where :func:`of_the_kind_asked` is; not to a
+    comparison, which reads each option's own page by design."""
+    named = relative_named(frame.text) if answer.status == "grounded" and frame.kind != "choice" else None
     page = next((s.title for s in sources if s.id == answer.source_id), None)
     if named is None or page is None or not _same_name(page, named):
         return answer
-    dropped = abstain(frame, answer.support, answer.confidence)
-    return replace(dropped, turned_away=answer.turned_away)
+    return _withdrawn(frame, answer)
+
+
+def _withdrawn(frame: QuestionFrame, answer: GroundedAnswer) -> GroundedAnswer:
+    """An abstention in place of a stated ``answer`` a check turned away, handing over what the
+    answer had handed over (not the turned-away span itself)."""
+    return replace(abstain(frame, answer.support, answer.confidence), turned_away=answer.turned_away)
 
 
 def _same_name(title: str, name: str) -> bool:
@@ -184,10 +190,7 @@ def of_the_kind_asked(frame: QuestionFrame, answer: GroundedAnswer, dense: Dense
     the final answer. What the answer had handed over is kept; the wrong-kind span is not."""
     if dense is None or frame.kind != "place" or answer.status != "grounded":
         return answer
-    if not reads_as_person(dense, answer.text):
-        return answer
-    dropped = abstain(frame, answer.support, answer.confidence)
-    return replace(dropped, turned_away=answer.turned_away)
+    return _withdrawn(frame, answer) if reads_as_person(dense, answer.text) else answer
 
 
 def _grounded(
