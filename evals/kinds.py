@@ -15,7 +15,7 @@ import json
 from answer_dev import EVAL, answer_dense
 from contexts import DATA
 
-from deepresearch.answers.dense import PERSON_PHRASES, PLACE_PHRASES
+from deepresearch.answers.dense import person_margin
 from deepresearch.answers.question import frame_question
 from deepresearch.evaluation.dataset import half_of
 
@@ -29,10 +29,6 @@ def main() -> None:
     dense = answer_dense()
     assert dense is not None, "MiniLM is not installed: scripts/install.sh"
 
-    def margin(text: str) -> float:
-        person = max(dense(p, [text])[0] for p in PERSON_PHRASES)
-        return person - max(dense(p, [text])[0] for p in PLACE_PHRASES)
-
     files = [DATA / "twowiki_questions.jsonl", DATA / "hard_questions.jsonl"]
     if args.half == "dev":  # the shared test half is looked at end to end only
         files.append(EVAL / "questions.jsonl")
@@ -41,7 +37,7 @@ def main() -> None:
         for q in map(json.loads, path.open(encoding="utf-8")):
             kind = frame_question(q["question"]).kind
             if half_of(q["qid"]) == args.half and kind in margins:
-                margins[kind].append(margin(q["answers"][0]))
+                margins[kind].append(person_margin(dense, q["answers"][0]))
     for bar in BARS:
         over = {kind: sum(m >= bar for m in ms) for kind, ms in margins.items()}
         print(

@@ -80,12 +80,17 @@ class SentenceMeaning:
 
 def reads_as_person(dense: Dense, text: str) -> bool:
     """``text`` reads as a person's name rather than a place's, by meaning (MiniLM knows "Lena
-    Marsh" for a woman and "Marsh End" for a village): the margin of its closest
-    :data:`PERSON_PHRASES` over its closest :data:`PLACE_PHRASES` reaches
+    Marsh" for a woman and "Marsh End" for a village): its :func:`person_margin` reaches
     :data:`PERSON_NOT_PLACE`."""
-    person = max(dense(phrase, [text])[0] for phrase in PERSON_PHRASES)
-    place = max(dense(phrase, [text])[0] for phrase in PLACE_PHRASES)
-    return person - place >= PERSON_NOT_PLACE
+    return person_margin(dense, text) >= PERSON_NOT_PLACE
+
+
+def person_margin(dense: Dense, text: str) -> float:
+    """The cosine of ``text`` with its closest :data:`PERSON_PHRASES` less that with its closest
+    :data:`PLACE_PHRASES`."""
+    cosines = dense(text, [*PERSON_PHRASES, *PLACE_PHRASES])
+    people = len(PERSON_PHRASES)
+    return max(cosines[:people]) - max(cosines[people:])
 
 
 _shared: dict[tuple[object, ...], SentenceMeaning] = {}

@@ -23,7 +23,7 @@ from typing import Literal
 from deepresearch.answers import compare
 from deepresearch.answers.candidates import NUMBER, candidates
 from deepresearch.answers.dense import Dense, reads_as_person
-from deepresearch.answers.evidence import Ranked, Sentence, rank_sentences, sentence_pool
+from deepresearch.answers.evidence import QUALIFIER, Ranked, Sentence, rank_sentences, sentence_pool
 from deepresearch.answers.features import (
     ASKS_MEASURE,
     confidence_features,
@@ -83,7 +83,6 @@ without the gold passages at most 0.33. Low P is never read as "no": without the
 answers, the model leans to "no" as well (docs/BENCHMARKS.md, issue 34's eleventh step)."""
 MAX_CANDIDATES = 6
 COMPLETE = 0.999  # a sentence's share of the question's weighted terms that leaves none out
-_PARENTHESES = re.compile(r"\s*\([^)]*\)")
 _UNKNOWN = re.compile(
     r"\b(?:do(?:es)? not (?:say|state|mention|answer)|not (?:found|stated|mentioned|known)|unknown|"
     r"no (?:source|information|evidence))\b",
@@ -178,7 +177,7 @@ def _withdrawn(frame: QuestionFrame, answer: GroundedAnswer) -> GroundedAnswer:
 
 def _same_name(title: str, name: str) -> bool:
     """A page title and a name write the same name, a disambiguation in parentheses aside."""
-    words = [frozenset(key_stems(_PARENTHESES.sub("", text))) for text in (title, name)]
+    words = [frozenset(key_stems(QUALIFIER.sub("", text))) for text in (title, name)]
     return bool(words[0] and words[1]) and (words[0] <= words[1] or words[1] <= words[0])
 
 
