@@ -9,9 +9,12 @@ import json
 from collections.abc import Callable
 from dataclasses import replace
 
+import pytest
+
 from deepresearch.answers import claims
 from deepresearch.answers.claims import ClaimCheck
 from deepresearch.answers.ground import GroundedAnswer
+from deepresearch.answers.hops import split_hops
 from deepresearch.chained import through_bridge, through_claim
 from deepresearch.llm.base import Message, ModelCall
 from deepresearch.llm.testing import JudgingModel
@@ -78,6 +81,102 @@ def test_a_hop_the_sources_do_not_answer_leaves_the_abstention() -> None:
     got = through_bridge(QUESTION, SOURCES, whole, ask)
     assert got == whole
     assert got.text.startswith("The sources read do not answer: Who was the husband of the first woman")
+
+
+ACCORD_QUESTION = "Who founded a shipyard in the town where the Velmora accord was signed?"
+ACCORD = src(
+    4,
+    "Velmora accord",
+    "The Velmora accord was signed by Anders Holm in Ostvik in 1820, ending the herring war.",
+)
+OSTVIK = src(5, "Ostvik", "Ostvik is a harbour town. Per Lund opened its boatworks in 1851.")
+HOLM = src(6, "Anders Holm", "Anders Holm (1771 – 1840) was a Danish envoy.")
+ACCORD_SOURCES = [ACCORD, OSTVIK, HOLM]
+
+
+def _accord_reply(call: ModelCall) -> str:
+    """A reader that reads each one-hop question by meaning, where a line says it, and nothing
+    of the whole chain."""
+    asked = call.prompt.rsplit("Question:", 1)[-1].split("\n")[0].strip()
+    lines = call.prompt.rsplit("Lines:", 1)[-1].splitlines()
+    wanted = {
+        "What is the town where the Velmora accord was signed?": ("Velmora accord was signed", "Ostvik"),
+        "Who founded a shipyard in Ostvik?": ("opened its boatworks", "Per Lund"),
+    }.get(asked)
+    line = next((line for line in lines if wanted and wanted[0] in line), None)
+    if wanted is None or line is None:
+        return json.dumps({"lines": [], "answer": "none"})
+    return json.dumps({"lines": [int(line[1 : line.index("]")])], "answer": wanted[1]})
+
+
+def test_the_bridge_read_by_meaning_leads_to_the_hop_where_its_line_names_another_first() -> None:
+    """The accord's line holds the description ("the town where the Velmora accord was signed")
+    but names the envoy before the town, so the bridge found by words is the envoy, and "Who
+    founded a shipyard in Anders Holm?" is not answered. The bridge's own question, read by the
+    reader, is Ostvik; the hop asked of Ostvik ("opened its boatworks") is Per Lund, cited to
+    Ostvik's page with the accord's line as the way to it."""
+    model = JudgingModel({"reader": _accord_reply}, yes=0.99)
+    ask = answer_step(model, ACCORD_SOURCES)
+    whole = ask(ACCORD_QUESTION)
+    assert whole.status == "abstained"
+    got = through_bridge(ACCORD_QUESTION, ACCORD_SOURCES, whole, ask)
+    assert (got.status, got.text, got.source_id) == ("grounded", "Per Lund", 5)
+    assert got.via_source_id == 4 and "Velmora accord was signed" in got.via_sentence
+
+
+def test_a_bridge_read_whose_hop_is_not_stated_leaves_the_abstention() -> None:
+    """Ostvik is read as the town, and the hop is asked of it, but no line says who founded a
+    shipyard there."""
+    sources = [ACCORD, src(5, "Ostvik", "Ostvik is a small harbour town."), HOLM]
+    model = JudgingModel({"reader": _accord_reply}, yes=0.99)
+    ask = answer_step(model, sources)
+    whole = ask(ACCORD_QUESTION)
+    assert through_bridge(ACCORD_QUESTION, sources, whole, ask) == whole
+    assert any("shipyard in Ostvik?" in call.prompt for call in model.calls)
+
+
+@pytest.mark.parametrize(
+    ("question", "bridge", "hop"),
+    [
+        (
+            "Who sang on Dusk by the producer of Grey Harbour?",
+            "Who is the producer of Grey Harbour?",
+            "Who sang on Dusk by that producer?",
+        ),
+        (
+            "Where was the father of Ines Marr born?",
+            "Who is the father of Ines Marr?",
+            "Where was that father born?",
+        ),
+        (
+            "What is the record label of the writer of Salt in Winter?",
+            "Who is the writer of Salt in Winter?",
+            "What is the record label of that writer?",
+        ),
+    ],
+)
+def test_a_named_one_described_inside_the_question_is_its_bridge(
+    question: str, bridge: str, hop: str
+) -> None:
+    hops = split_hops(question)
+    assert hops is not None
+    assert (hops.bridge, hops.hop) == (bridge, hop)
+    assert hops.hop_of("Tove Brandt") == hop.replace("that " + hops.head, "Tove Brandt")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who was the producer of Grey Harbour?",  # one hop: the relative itself is asked
+        "Which came first, the founding of Harlow Mills or the birth of Ada Venn?",  # each side's page
+        "When was the city of Vellmar founded?",  # the city of Vellmar is Vellmar
+        "Edda Lorn provided the voice of Pim on a show first aired when?",  # a verb's object
+        "Where was the place of death of Ines Marr's father?",  # a possessive, read elsewhere
+        "Which of the founders of the Tarn Society wrote poems?",  # one picked of many
+    ],
+)
+def test_no_bridge_is_split_off_where_nothing_is_described_to_find_first(question: str) -> None:
+    assert split_hops(question) is None
 
 
 def test_an_answer_already_stated_and_a_question_of_one_part_ask_nothing_more() -> None:

@@ -20,7 +20,9 @@ from dataclasses import replace
 
 from deepresearch.answers.claims import ClaimCheck, settle
 from deepresearch.answers.ground import GroundedAnswer
+from deepresearch.answers.hops import split_hops
 from deepresearch.answers.question import frame_question
+from deepresearch.answers.reader import same_answer
 from deepresearch.citations import Source
 from deepresearch.report_evidence import bearing, still_missing
 from deepresearch.text import key_stems
@@ -38,12 +40,29 @@ def through_bridge(
     if answer.status != "abstained":
         return answer
     missing = still_missing(question, bearing(question, sources))
-    if missing.part != "hop" or missing.bridge is None:
+    if missing.part == "hop" and missing.bridge is not None:
+        hop = ask(missing.what)
+        if hop.status != "abstained":
+            return replace(hop, via_source_id=missing.bridge.source_id, via_sentence=missing.bridge.text)
+    return _through_asked_bridge(question, answer, ask)
+
+
+def _through_asked_bridge(question: str, answer: GroundedAnswer, ask: Ask) -> GroundedAnswer:
+    """The hop asked of the bridge the answer step states for the bridge's own question ("What
+    is the city where …?" → Selby → "Who founded the mill in Selby?"), where no sentence read
+    holds the description in its words: the reader reads the bridge's one-hop question by
+    meaning. Its answer, with all its checks, cites the hop's line, the bridge's line the way to
+    it; ``answer`` where either part is not stated, or the hop states the bridge again."""
+    hops = split_hops(question)
+    if hops is None:
         return answer
-    hop = ask(missing.what)
-    if hop.status == "abstained":
+    bridge = ask(hops.bridge)
+    if bridge.status != "grounded" or bridge.kind == "yesno":
         return answer
-    return replace(hop, via_source_id=missing.bridge.source_id, via_sentence=missing.bridge.text)
+    hop = ask(hops.hop_of(bridge.text))
+    if hop.status == "abstained" or same_answer(hop.text, bridge.text):
+        return answer
+    return replace(hop, via_source_id=bridge.source_id, via_sentence=bridge.sentence)
 
 
 def through_claim(

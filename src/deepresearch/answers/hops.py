@@ -14,7 +14,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from deepresearch.lexicon import AGENT_ENDINGS, KIN_NOUNS, NOT_AGENT_NOUNS, PERSON_NOUNS
+from deepresearch.lexicon import (
+    AGENT_ENDINGS,
+    KIN_NOUNS,
+    NATIONALITIES,
+    NOT_AGENT_NOUNS,
+    PERSON_NOUNS,
+    PLACE_NOUNS,
+)
 
 _AUX = r"(?:is|was|are|were)"
 _OF_AFTER_WH = re.compile(
@@ -34,6 +41,19 @@ _SUBJECT_OF = re.compile(
     r"(?P<verb>is|was|are|were|has|had|did|does|do)\s+(?P<rest>[^?]+)\?$",
     re.IGNORECASE,
 )
+_NAMED_OF = re.compile(
+    r"\bthe\s+(?:(?![A-Z])\w+\s+){0,2}?(?P<head>[a-z]\w*)\s+of\s+"
+    r"(?P<name>(?:the\s+)?[A-Z][^\s?,]*(?:\s+(?:[A-Z(\d][^\s?,]*|(?:of|in|the|de|la|von|van|and|a|on|to|for)"
+    r"(?=\s+[A-Z])))*)"
+)
+_LEADS_TO_OBJECT = frozenset(
+    ["in", "on", "at", "from", "for", "by", "with", "to", "of", "about", "into", "during", "under"]
+    + ["over", "near", "through", "as", "after", "before", "is", "was", "are", "were", "did", "does"]
+    + ["do", "has", "had"]
+)
+_PICKS_ONE_OF = re.compile(r"^(?:which|who|what|how\s+many)\s+of\s*$", re.IGNORECASE)
+_PLACE_DESCRIBED = frozenset(["capital", "place", "location", "area"])
+_CHOICE = re.compile(r"\b(?:or|both|same)\b", re.IGNORECASE)
 _ASKS = re.compile(r"\b(?:what|which|who|whom|when|where|how)\b")
 _DETERMINER = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _HEAD_ENDS = frozenset(
@@ -74,7 +94,7 @@ def split_hops(question: str) -> Hops | None:
     text = " ".join(question.split())
     if not text.endswith("?"):
         return None
-    return _of_after_wh(text) or _subject_of(text) or _relative(text)
+    return _of_after_wh(text) or _subject_of(text) or _relative(text) or _named_of(text)
 
 
 def relative_named(question: str) -> str | None:
@@ -125,6 +145,48 @@ def _relative(text: str) -> Hops | None:
     head = _head(match["desc"])
     hop = f"{match['pre']}that {head}{tail}?"
     return Hops(_bridge(match["desc"], "is"), _capital(hop), match["desc"], head)
+
+
+def _named_of(text: str) -> Hops | None:
+    """A description of a named one anywhere in the question: "Who sang on Dusk by the producer
+    of Grey Harbour?" → "Who is the producer of Grey Harbour?", then "Who sang on Dusk by that
+    producer?". None where the question asks for that one itself ("Who was the producer of Grey
+    Harbour?": one hop), or compares ("A or B", "both", "the same"), which reads each side's page."""
+    if _CHOICE.search(text):
+        return None
+    match = next((m for m in _NAMED_OF.finditer(text) if _describes(m, text)), None)
+    if match is None:
+        return None
+    head, before = match["head"], text[: match.start()]
+    if _ASKS_WHO.match(before) and text[match.end() :].strip() in ("?", ""):
+        return None
+    desc = match.group(0)
+    hop = f"{before}that {head}{text[match.end() :]}"
+    return Hops(_bridge(desc, "is"), _capital(hop), desc, head)
+
+
+def _describes(match: re.Match[str], text: str) -> bool:
+    """The "the … of <Name>" at ``match`` describes someone or something to find first: it is
+    the object of a preposition or a question verb ("by the producer of", "was the father of"),
+    not a verb's ("provided the voice of"); its words before the head are no prepositions ("the
+    place of death of"), and it is not one picked of many ("Which of the founders of …"); the
+    name is no possessive ("X's father", read elsewhere), no nationality and not followed by an
+    apposition (", 4th Baron …"); and "the city of Leeds" (a place noun alone) is Leeds itself."""
+    words = match.group(0).split()[1:-1]
+    before = text[: match.start()].split()
+    name = _DETERMINER.sub("", match["name"])
+    head = match["head"].lower()
+    return (
+        bool(before)
+        and before[-1].lower() in _LEADS_TO_OBJECT
+        and not _PICKS_ONE_OF.match(text[: match.start()])
+        and not any(w.lower() in _HEAD_ENDS for w in words[: words.index(match["head"])])
+        and "'" not in name
+        and "’" not in name
+        and name.lower() not in NATIONALITIES
+        and not text[match.end() :].lstrip().startswith(",")
+        and not (head in PLACE_NOUNS and head not in _PLACE_DESCRIBED and words[0] == match["head"])
+    )
 
 
 def _unfinished(description: str) -> bool:
