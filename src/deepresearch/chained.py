@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from deepresearch.answers.claims import ClaimCheck, settle
 from deepresearch.answers.ground import GroundedAnswer
-from deepresearch.answers.hops import split_hops
+from deepresearch.answers.hops import Hops, split_hops
 from deepresearch.answers.question import frame_question
 from deepresearch.answers.reader import same_answer
 from deepresearch.citations import Source
@@ -36,33 +36,47 @@ def through_bridge(
 ) -> GroundedAnswer:
     """``answer``, or where it abstains on a two-hop question whose bridge a sentence read
     names, the answer step's answer to the hop asked of that bridge, its bridge sentence the
-    way to it; ``answer`` again where the hop is not answered either."""
-    if answer.status != "abstained":
+    way to it; else the hop asked of the bridge the answer step reads for the bridge's own
+    question (:func:`_through_asked_bridge`); ``answer`` again where no hop is answered."""
+    hops = split_hops(question) if answer.status == "abstained" else None
+    if hops is None:
         return answer
     missing = still_missing(question, bearing(question, sources))
     if missing.part == "hop" and missing.bridge is not None:
         hop = ask(missing.what)
         if hop.status != "abstained":
             return replace(hop, via_source_id=missing.bridge.source_id, via_sentence=missing.bridge.text)
-    return _through_asked_bridge(question, answer, ask)
+    return _through_asked_bridge(hops, answer, ask)
 
 
-def _through_asked_bridge(question: str, answer: GroundedAnswer, ask: Ask) -> GroundedAnswer:
+def _through_asked_bridge(hops: Hops, answer: GroundedAnswer, ask: Ask) -> GroundedAnswer:
     """The hop asked of the bridge the answer step states for the bridge's own question ("What
-    is the city where …?" → Selby → "Who founded the mill in Selby?"), where no sentence read
-    holds the description in its words: the reader reads the bridge's one-hop question by
-    meaning. Its answer, with all its checks, cites the hop's line, the bridge's line the way to
-    it; ``answer`` where either part is not stated, or the hop states the bridge again."""
-    hops = split_hops(question)
-    if hops is None:
-        return answer
-    bridge = ask(hops.bridge)
-    if bridge.status != "grounded" or bridge.kind == "yesno":
+    is the city where …?" → Selby → "Who founded the mill in Selby?"), where no line that holds
+    the description in its words leads to an answer, or the description is of a named one ("the
+    husband of Ada Venn": her own page holds those words and names her birthplace as readily as
+    him): the reader reads the bridge's one-hop question by meaning. Its answer, with all its
+    checks, cites the hop's line, the bridge's line the way to it; ``answer`` where either part
+    is not stated, or the hop states the bridge again."""
+    bridge = _bridge_read(ask(hops.bridge))
+    if bridge is None or same_answer(bridge.text, answer.text):
         return answer
     hop = ask(hops.hop_of(bridge.text))
     if hop.status == "abstained" or same_answer(hop.text, bridge.text):
         return answer
     return replace(hop, via_source_id=bridge.source_id, via_sentence=bridge.sentence)
+
+
+def _bridge_read(found: GroundedAnswer) -> GroundedAnswer | None:
+    """The bridge the answer step reads: the answer it states, or else the reading its gate
+    turned away, as a stated answer (a bridge only leads to the hop, whose own answer passes
+    every check); None where it reads none."""
+    if found.status == "grounded" and found.kind != "yesno":
+        return found
+    reading = found.turned_away
+    if reading is None:
+        return None
+    line = reading.sentence
+    return replace(found, text=reading.text, status="grounded", source_id=line.source_id, sentence=line.text)
 
 
 def through_claim(

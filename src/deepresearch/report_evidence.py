@@ -166,6 +166,8 @@ def still_missing(question: str, found: Bearing) -> Missing:
     hops = split_hops(question)
     if hops is None:
         return Missing("answer", question, bool(quotes))
+    if hops.named:  # the named one's own page holds the words, and names others besides the bridge
+        return Missing("bridge", hops.bridge, bool(quotes))
     wanted = set(key_stems(hops.described)) - set(key_stems(hops.head))
     soft = meaning(tuple(wanted), quotes, found.frame.names)
     asked = set(found.frame.terms)

@@ -82,6 +82,9 @@ class Hops:
     hop: str
     described: str
     head: str
+    named: bool = False
+    """The description is of a named one ("the producer of Grey Harbour"): a line that holds
+    its words is that one's own page, which names the bridge among other names."""
 
     def hop_of(self, name: str) -> str:
         """The hop asked of a bridge found: "Who was the tutor of Ilse Marr?"."""
@@ -162,7 +165,7 @@ def _named_of(text: str) -> Hops | None:
         return None
     desc = match.group(0)
     hop = f"{before}that {head}{text[match.end() :]}"
-    return Hops(_bridge(desc, "is"), _capital(hop), desc, head)
+    return Hops(_bridge(desc, "is"), _capital(hop), desc, head, named=True)
 
 
 def _describes(match: re.Match[str], text: str) -> bool:
