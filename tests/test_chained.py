@@ -109,27 +109,33 @@ def _accord_reply(call: ModelCall) -> str:
     return json.dumps({"lines": [int(line[1 : line.index("]")])], "answer": wanted[1]})
 
 
-@pytest.mark.parametrize("bridge_yes", [0.99, 0.3])
-def test_the_bridge_read_by_meaning_leads_to_the_hop_where_its_line_names_another_first(
-    bridge_yes: float,
-) -> None:
+def test_the_bridge_read_by_meaning_leads_to_the_hop_where_its_line_names_another_first() -> None:
     """The accord's line holds the description ("the town where the Velmora accord was signed")
     but names the envoy before the town, so the bridge found by words is the envoy, and "Who
     founded a shipyard in Anders Holm?" is not answered. The bridge's own question, read by the
     reader, is Ostvik; the hop asked of Ostvik ("opened its boatworks") is Per Lund, cited to
-    Ostvik's page with the accord's line as the way to it. A bridge the judge doubts (0.3) still
-    leads to the hop: the hop's own answer is what is judged and stated."""
-
-    def yes(messages: list[Message]) -> float:
-        return bridge_yes if "Proposed answer: Ostvik" in messages[-1].content else 0.99
-
-    model = JudgingModel({"reader": _accord_reply}, yes=yes)
+    Ostvik's page with the accord's line as the way to it."""
+    model = JudgingModel({"reader": _accord_reply}, yes=0.99)
     ask = answer_step(model, ACCORD_SOURCES)
     whole = ask(ACCORD_QUESTION)
     assert whole.status == "abstained"
     got = through_bridge(ACCORD_QUESTION, ACCORD_SOURCES, whole, ask)
     assert (got.status, got.text, got.source_id) == ("grounded", "Per Lund", 5)
     assert got.via_source_id == 4 and "Velmora accord was signed" in got.via_sentence
+
+
+def test_a_bridge_the_judge_doubts_leads_to_no_hop() -> None:
+    """The reader reads Ostvik for the town, but the judge gives it 0.3: the gate turns it away,
+    and no hop is asked of it, though the hop's own line is there."""
+
+    def yes(messages: list[Message]) -> float:
+        return 0.3 if "Proposed answer: Ostvik" in messages[-1].content else 0.99
+
+    model = JudgingModel({"reader": _accord_reply}, yes=yes)
+    ask = answer_step(model, ACCORD_SOURCES)
+    whole = ask(ACCORD_QUESTION)
+    assert through_bridge(ACCORD_QUESTION, ACCORD_SOURCES, whole, ask) == whole
+    assert not any("shipyard in Ostvik?" in call.prompt for call in model.calls)
 
 
 def test_a_bridge_read_whose_hop_is_not_stated_leaves_the_abstention() -> None:
