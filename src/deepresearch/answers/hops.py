@@ -4,9 +4,10 @@ without naming it) and the *hop* (what it asks of that bridge).
 "Who was the tutor of the first painter to cross the Velmora glacier?" describes a painter it
 does not name: the bridge is "Who was the first painter to cross the Velmora glacier?", the hop
 "Who was the tutor of that painter?". Plans research the bridge first, then the hop; a report that
-cannot answer says which part is still missing. Code reads three English shapes (an "of" phrase
-after the question word, a relative clause, a subject described by an "of" phrase); any other
-question, or any other language, has no split (None).
+cannot answer says which part is still missing. Code reads four English shapes (an "of" phrase
+after the question word, a relative clause, a subject described by an "of" phrase, and a named
+one described anywhere in the question, "by the producer of Grey Harbour"); any other question,
+or any other language, has no split (None).
 """
 
 from __future__ import annotations
@@ -175,20 +176,20 @@ def _describes(match: re.Match[str], text: str) -> bool:
     place of death of"), and it is not one picked of many ("Which of the founders of …"); the
     name is no possessive ("X's father", read elsewhere), no nationality and not followed by an
     apposition (", 4th Baron …"); and "the city of Leeds" (a place noun alone) is Leeds itself."""
-    words = match.group(0).split()[1:-1]
-    before = text[: match.start()].split()
+    before = text[: match.start()]
+    modifiers = text[match.start() : match.start("head")].split()[1:]  # between "the" and the head
     name = _DETERMINER.sub("", match["name"])
     head = match["head"].lower()
     return (
-        bool(before)
-        and before[-1].lower() in _LEADS_TO_OBJECT
-        and not _PICKS_ONE_OF.match(text[: match.start()])
-        and not any(w.lower() in _HEAD_ENDS for w in words[: words.index(match["head"])])
+        bool(before.split())
+        and before.split()[-1].lower() in _LEADS_TO_OBJECT
+        and not _PICKS_ONE_OF.match(before)
+        and not any(w.lower() in _HEAD_ENDS for w in modifiers)
         and "'" not in name
         and "’" not in name
         and name.lower() not in NATIONALITIES
         and not text[match.end() :].lstrip().startswith(",")
-        and not (head in PLACE_NOUNS and head not in _PLACE_DESCRIBED and words[0] == match["head"])
+        and not (head in PLACE_NOUNS and head not in _PLACE_DESCRIBED and not modifiers)
     )
 
 
