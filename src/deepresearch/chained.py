@@ -10,7 +10,10 @@ one-part question about a named subject: the answer step is asked it over the sa
 what it states, with all its checks, answers the question, cited with the bridge's sentence as
 the way to it. What it does not state leaves the abstention as it was. Measured on the dev sets'
 own passages, with and without their gold passages (docs/BENCHMARKS.md, issue 34's thirteenth
-step).
+step). Where that leads to no answer, or the question describes a named one ("the producer of
+Grey Harbour", whose own page holds those words and names others too), the answer step is asked
+the bridge's own question, the reader reading it by meaning, and the hop is asked of the bridge
+it states (issue 34's nineteenth step).
 """
 
 from __future__ import annotations
@@ -42,25 +45,27 @@ def through_bridge(
     if hops is None:
         return answer
     missing = still_missing(question, bearing(question, sources))
+    tried = ""
     if missing.part == "hop" and missing.bridge is not None:
-        hop = ask(missing.what)
+        hop, tried = ask(missing.what), missing.what
         if hop.status != "abstained":
             return replace(hop, via_source_id=missing.bridge.source_id, via_sentence=missing.bridge.text)
-    return _through_asked_bridge(hops, answer, ask)
+    return _through_asked_bridge(hops, answer, ask, tried)
 
 
-def _through_asked_bridge(hops: Hops, answer: GroundedAnswer, ask: Ask) -> GroundedAnswer:
+def _through_asked_bridge(hops: Hops, answer: GroundedAnswer, ask: Ask, tried: str = "") -> GroundedAnswer:
     """The hop asked of the bridge the answer step states for the bridge's own question ("What
     is the city where …?" → Selby → "Who founded the mill in Selby?"), where no line that holds
     the description in its words leads to an answer, or the description is of a named one ("the
     husband of Ada Venn": her own page holds those words and names her birthplace as readily as
     him): the reader reads the bridge's one-hop question by meaning. Its answer, with all its
     checks, cites the hop's line, the bridge's line the way to it; ``answer`` where either part
-    is not stated, or the hop states the bridge again. A bridge the gate turns away leads nowhere:
-    taken on dev end to end, such bridges led to four wrong answers (Paris's population for
-    India's fashion capital's, a state for a town twice) and one right (docs/BENCHMARKS.md)."""
+    is not stated, the hop is the one ``tried`` already, or it states the bridge again. A bridge
+    the gate turns away leads nowhere: taken on dev end to end, such bridges led to four wrong
+    answers (Paris's population for India's fashion capital's, an actor's award year for a cast
+    member's, a state for a town twice) and one right (docs/BENCHMARKS.md)."""
     bridge = ask(hops.bridge)
-    if bridge.status != "grounded" or bridge.kind == "yesno":
+    if bridge.status != "grounded" or bridge.kind == "yesno" or hops.hop_of(bridge.text) == tried:
         return answer
     hop = ask(hops.hop_of(bridge.text))
     if hop.status == "abstained" or same_answer(hop.text, bridge.text):
