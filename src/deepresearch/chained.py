@@ -65,9 +65,10 @@ def _through_asked_bridge(hops: Hops, answer: GroundedAnswer, ask: Ask, tried: s
     answers (Paris's population for India's fashion capital's, an actor's award year for a cast
     member's, a state for a town twice) and one right (docs/BENCHMARKS.md)."""
     bridge = ask(hops.bridge)
-    if bridge.status != "grounded" or bridge.kind == "yesno" or hops.hop_of(bridge.text) == tried:
+    asked = hops.hop_of(bridge.text)
+    if bridge.status != "grounded" or bridge.kind == "yesno" or asked == tried:
         return answer
-    hop = ask(hops.hop_of(bridge.text))
+    hop = ask(asked)
     if hop.status == "abstained" or same_answer(hop.text, bridge.text):
         return answer
     return replace(hop, via_source_id=bridge.source_id, via_sentence=bridge.sentence)

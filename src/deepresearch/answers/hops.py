@@ -180,9 +180,10 @@ def _describes(match: re.Match[str], text: str) -> bool:
     modifiers = text[match.start() : match.start("head")].split()[1:]  # between "the" and the head
     name = _DETERMINER.sub("", match["name"])
     head = match["head"].lower()
+    words = before.split()
     return (
-        bool(before.split())
-        and before.split()[-1].lower() in _LEADS_TO_OBJECT
+        bool(words)
+        and words[-1].lower() in _LEADS_TO_OBJECT
         and not _PICKS_ONE_OF.match(before)
         and not any(w.lower() in _HEAD_ENDS for w in modifiers)
         and "'" not in name
