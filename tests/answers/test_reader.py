@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 
 import pytest
 
@@ -19,6 +20,8 @@ from deepresearch.answers.ground import (
     JUDGE_COVERED_YES,
     JUDGE_DISSENT,
     JUDGE_MIN_YES,
+    PICK_AT,
+    PICKED_CANDIDATES,
     READER_MIN_CONFIDENCE,
     GroundedAnswer,
     ground_answer,
@@ -26,10 +29,10 @@ from deepresearch.answers.ground import (
 from deepresearch.answers.hops import relative_named
 from deepresearch.answers.learned import confidence_gate
 from deepresearch.answers.question import frame_question
-from deepresearch.answers.reader import SHOTS, check_span, evidence_lines, judge, read
+from deepresearch.answers.reader import SHOTS, Reading, check_span, evidence_lines, judge, read, weigh_options
 from deepresearch.citations import Source
 from deepresearch.errors import ModelError
-from deepresearch.llm.base import ModelCall
+from deepresearch.llm.base import Message, ModelCall
 from deepresearch.llm.embedded import EmbeddedModel
 from deepresearch.llm.testing import FunctionModel, JudgingModel, ScriptedModel
 from deepresearch.search.base import SearchHit
@@ -369,7 +372,7 @@ def _judged(yes: float | None, question: str = STARTED_QUESTION) -> GroundedAnsw
         STARTED,
         weights=confidence_gate(None),
         reader=lambda f, r: read(model, f, r),
-        judge=lambda f, reading: yes,
+        judge=lambda f, reading: yes if reading.text == "Fenwick Aero Ltd" else 0.1,
     )
 
 
@@ -512,3 +515,84 @@ def test_asked_of_her_husband_a_line_of_her_own_page_gives_no_answer(said: str, 
         judge=lambda f, reading: judge(model, f, reading),
     )
     assert (answer.text if answer.status == "grounded" else None) == stated
+
+
+BUREAU = [
+    src(
+        1,
+        "Harbor cash report",
+        "A Harbor cash report is a form that lenders in Velmora must file with the Tolland Finance Bureau "
+        "for each cash deposit of more than 5,000 crowns. It was introduced in 1997.",
+    ),
+    src(2, "Velmora", "Velmora is a small island state whose currency is the crown."),
+]
+BUREAU_QUESTION = "Which agency must a Velmora lender tell when a customer pays in over 5,000 crowns in cash?"
+
+
+def _picked(shares: dict[str, float], reply: str = "none") -> tuple[GroundedAnswer, list[list[str]]]:
+    """The reader misreads (``reply``); the model choosing among code's candidates gives each the
+    share in ``shares`` (0 where not named); the options it was shown are returned too."""
+    model = ScriptedModel({"reader": _reply(reply)})
+    shown: list[list[str]] = []
+
+    def pick(frame: object, readings: Sequence[Reading]) -> list[float]:
+        shown.append([r.text for r in readings])
+        return [shares.get(r.text, 0.0) for r in readings]
+
+    answer = ground_answer(
+        BUREAU_QUESTION,
+        BUREAU,
+        weights=confidence_gate(None),
+        reader=lambda f, r: read(model, f, r),
+        judge=lambda f, reading: 0.1,
+        pick=pick,
+    )
+    return answer, shown
+
+
+def test_where_the_reader_misreads_the_model_chooses_among_codes_candidates() -> None:
+    """ "tell" for "file with": the small reader gives no answer, but shown code's candidates
+    side by side with the lines they stand on, the model puts most of its choice on the agency."""
+    answer, shown = _picked({"Tolland Finance Bureau": 0.7})
+    assert (answer.status, answer.chosen_by, answer.text) == ("grounded", "model", "Tolland Finance Bureau")
+    assert answer.judged == 0.7 and answer.source_id == 1
+    assert "Tolland Finance Bureau" in shown[0] and len(shown[0]) <= PICKED_CANDIDATES
+
+
+def test_a_pick_short_of_half_the_choice_leaves_the_abstention() -> None:
+    assert _picked({"Tolland Finance Bureau": PICK_AT - 0.05})[0].status == "abstained"
+
+
+def test_a_reading_turned_away_is_weighed_again_beside_the_other_candidates() -> None:
+    answer, shown = _picked({"Tolland Finance Bureau": 0.8}, reply="Tolland Finance Bureau")
+    assert answer.text == "Tolland Finance Bureau" and "Tolland Finance Bureau" in shown[0]
+
+
+def test_the_choice_shows_each_candidates_lines_once_and_none_of_these_last() -> None:
+    asked: list[tuple[list[Message], str]] = []
+
+    class Chooser:
+        def option_probabilities(self, messages: list[Message], letters: Sequence[str]) -> list[float]:
+            asked.append((messages, "".join(letters)))
+            return [0.0, 0.9, 0.1][: len(letters)]
+
+    frame, ranked = _ranked_over(BUREAU_QUESTION, BUREAU)
+    readings = [
+        Reading("Velmora", ranked[0].sentence, ranked[0]),
+        Reading("Tolland Finance Bureau", ranked[0].sentence, ranked[0]),
+    ]
+    assert weigh_options(Chooser(), frame, readings) == [0.0, 0.9]
+    messages, letters = asked[0]
+    text = messages[-1].content
+    assert letters == "ABC" and "A) Velmora\nB) Tolland Finance Bureau\nC) none of these" in text
+    assert text.count("lenders in Velmora must file") == 1 and BUREAU_QUESTION in text
+
+
+def test_the_installed_model_chooses_the_candidate_its_line_states(qwen: EmbeddedModel) -> None:
+    """The real model (Qwen2.5-Coder-1.5B in llama.cpp), shown the agency's line and three other
+    candidates of it, puts most of its choice on the agency."""
+    frame, ranked = _ranked_over(BUREAU_QUESTION, BUREAU)
+    line = next(r for r in ranked if "Tolland" in r.sentence.text)
+    names = ["Velmora", "Tolland Finance Bureau", "1997", "5,000 crowns"]
+    shares = weigh_options(qwen, frame, [Reading(n, line.sentence, line) for n in names])
+    assert shares is not None and max(shares) == shares[1] and shares[1] >= PICK_AT

@@ -31,7 +31,7 @@ from deepresearch.answers.features import (
     score_candidates,
     supported,
 )
-from deepresearch.answers.hops import relative_named
+from deepresearch.answers.hops import relative_named, split_hops
 from deepresearch.answers.learned import AnswerWeights
 from deepresearch.answers.question import AnswerKind, QuestionFrame, frame_question
 from deepresearch.answers.reader import TOP_LINES, Reading, names_covered, names_question, same_answer
@@ -47,6 +47,9 @@ Reader = Callable[[QuestionFrame, Sequence[Ranked]], Reading | None]
 Judge = Callable[[QuestionFrame, Reading], float | None]
 """A model's P("yes") that a reading answers the question, from the lines it stands on
 (:func:`~deepresearch.answers.reader.judge_messages`); None when it cannot say."""
+Pick = Callable[[QuestionFrame, Sequence[Reading]], Sequence[float] | None]
+"""A model's share for each of code's candidates as one multiple choice, shown the lines they
+stand on (:func:`~deepresearch.answers.reader.weigh_options`); None when it cannot say."""
 YesNo = Callable[[QuestionFrame, Sequence[Ranked]], float | None]
 """A model's P("yes") for a yes/no question over code's best lines
 (:func:`~deepresearch.answers.reader.weigh_yes_no`); None when it cannot say."""
@@ -82,6 +85,12 @@ their own lines the model's P was at least 0.87 on every "yes" and at most 0.51 
 without the gold passages at most 0.33. Low P is never read as "no": without the passage that
 answers, the model leans to "no" as well (docs/BENCHMARKS.md, issue 34's eleventh step)."""
 MAX_CANDIDATES = 6
+PICKED_CANDIDATES = 4
+"""How many of code's candidates the model chooses among where the reader leaves a question
+open (:func:`_picked_candidate`)."""
+PICK_AT = 0.5
+"""The model's share that states its pick among code's candidates: more than half its choice
+on one option of five (docs/BENCHMARKS.md, issue 34's twentieth step)."""
 COMPLETE = 0.999  # a sentence's share of the question's weighted terms that leaves none out
 _UNKNOWN = re.compile(
     r"\b(?:do(?:es)? not (?:say|state|mention|answer)|not (?:found|stated|mentioned|known)|unknown|"
@@ -127,6 +136,7 @@ def ground_answer(
     dense: Dense | None = None,
     judge: Judge | None = None,
     yes_no: YesNo | None = None,
+    pick: Pick | None = None,
 ) -> GroundedAnswer:
     """The grounded answer to ``question`` from ``sources`` (see the module docstring).
     ``weights`` are a fitted scorer and abstention (:mod:`deepresearch.answers.learned`, e.g.
@@ -138,11 +148,12 @@ def ground_answer(
     code states a candidate on a fitted confidence below :data:`AGREE_BELOW`, the reader reads too:
     the same answer confirms code's; another goes through the same gate, code's being dropped.
     Where code leaves an open yes/no question unanswered, ``yes_no``'s P("yes") of at least
-    :data:`YES_AT` answers "yes".
+    :data:`YES_AT` answers "yes". Where the reader leaves an open question unanswered, ``pick``
+    chooses among code's candidates (:func:`_picked_candidate`).
     ``dense`` (:mod:`deepresearch.answers.dense`) lets sentence meaning reorder the ranking, and
     turns away a "where" answer that reads as a person's name (:func:`of_the_kind_asked`)."""
     frame = frame_question(question)
-    answer = _grounded(frame, sources, chooser, weights, reader, dense, judge, yes_no)
+    answer = _grounded(frame, sources, chooser, weights, reader, dense, judge, yes_no, pick)
     return _checked(frame, answer, sources, dense)
 
 
@@ -201,6 +212,7 @@ def _grounded(
     dense: Dense | None,
     judge: Judge | None,
     yes_no: YesNo | None,
+    pick: Pick | None,
 ) -> GroundedAnswer:
     pool = sentence_pool(sources)
     ranked = rank_sentences(frame.terms, pool, frame.names, frame.text, optional=frame.describes, dense=dense)
@@ -217,9 +229,16 @@ def _grounded(
         if reading is not None and same_answer(reading.text, answer.text):
             return answer
         answer = _unconfirmed(frame, answer, ranked)
-    if reading is None:
-        return answer
-    return _gated_reading(frame, ranked, answer, reading, weights, judge)
+    if reading is not None:
+        answer = _gated_reading(frame, ranked, answer, reading, weights, judge)
+    if (
+        answer.status == "abstained"
+        and weights is not None
+        and pick is not None
+        and split_hops(frame.text) is None
+    ):
+        return _picked_candidate(frame, ranked, answer, weights, pick)
+    return answer
 
 
 def _gated_reading(
@@ -249,6 +268,44 @@ def _gated_reading(
     )
     stated = _answer(frame, reading.text, evidence, "grounded", (), "reader", confidence)
     return replace(stated, judged=None if judged is None else round(judged, 3))
+
+
+def _picked_candidate(
+    frame: QuestionFrame,
+    ranked: Sequence[Ranked],
+    answer: GroundedAnswer,
+    weights: AnswerWeights,
+    pick: Pick,
+) -> GroundedAnswer:
+    """Where code's gate and the reader leave a one-hop question open (no bridge to resolve
+    first, :func:`~deepresearch.answers.hops.split_hops`: the lines shown then hold the whole
+    relation, as they do not for a chain), the model chooses among code's
+    first :data:`PICKED_CANDIDATES` candidates (a reading turned away among them, weighed
+    against the others this time), shown the lines they stand on, with "none of these" beside
+    them; its pick is stated where its share reaches :data:`PICK_AT`, else ``answer`` (the
+    abstention). The small reader misreads lines
+    it is shown among others ("1997" for the office a bank must tell, on a line naming it), while
+    shown the candidates it compares them (docs/BENCHMARKS.md, issue 34's twentieth step)."""
+    scored = score_candidates(frame, ranked[: weights.top_sentences], weights.candidate)
+    readings = _readings(frame, scored)[:PICKED_CANDIDATES]
+    shares = pick(frame, readings) if readings else None
+    if not shares:
+        return answer
+    share, reading = max(zip(shares, readings, strict=False), key=lambda p: p[0])
+    if share < PICK_AT:
+        return answer
+    names = tuple(c for c, _, _ in scored[:MAX_CANDIDATES])
+    stated = _answer(frame, reading.text, reading.evidence, "grounded", names, "model", answer.confidence)
+    return replace(stated, judged=round(share, 3))
+
+
+def _readings(frame: QuestionFrame, scored: Sequence[tuple[str, float, Ranked]]) -> list[Reading]:
+    """Code's candidates as readings of their lines, best first, each once, of the kind asked."""
+    readings: list[Reading] = []
+    for text, _, evidence in scored:
+        if not _wrong_kind(frame, text) and not any(same_answer(text, r.text) for r in readings):
+            readings.append(Reading(text, evidence.sentence, evidence))
+    return readings
 
 
 def _weighed_yes(

@@ -79,6 +79,13 @@ YES_NO_SYSTEM = (
     "You answer a yes/no question from numbered evidence lines. Each line starts with the title of "
     "its page in parentheses; the line is about that title. Reply yes or no."
 )
+CHOICE_SYSTEM = (
+    "You answer a question from numbered evidence lines by choosing one of the options. Each line "
+    "starts with the title of its page in parentheses; the line is about that title. Reply with "
+    "the letter of the option only."
+)
+LETTERS = "ABCDEFGH"
+MAX_CHOICE_LINES = 8
 _NONE = {"", "none", "unknown", "n a", "not stated"}
 _LETTER = re.compile(r"[^\W\d_]")
 _WORD = re.compile(r"[^\W_]+")
@@ -90,6 +97,14 @@ class YesNoModel(Protocol):
     :meth:`~deepresearch.llm.embedded.EmbeddedModel.yes_probability`)."""
 
     def yes_probability(self, messages: list[Message]) -> float: ...
+
+
+@runtime_checkable
+class ChoiceModel(Protocol):
+    """A model that gives the share of each option letter in its first answer token (the
+    in-process runtime does: :meth:`~deepresearch.llm.embedded.EmbeddedModel.option_probabilities`)."""
+
+    def option_probabilities(self, messages: list[Message], letters: Sequence[str]) -> list[float]: ...
 
 
 @dataclass(frozen=True)
@@ -205,6 +220,31 @@ def weigh_yes_no(
         return model.yes_probability(yes_no_messages(frame.text, [line_text(s) for s in lines]))
     except ModelError:  # a model that fails leaves the abstention
         return None
+
+
+def choice_messages(question: str, lines: Sequence[str], options: Sequence[str]) -> list[Message]:
+    """The multiple choice (:data:`CHOICE_SYSTEM`): the lines, the question, the options
+    lettered, the last of them "none of these"."""
+    lettered = "\n".join(f"{LETTERS[i]}) {o}" for i, o in enumerate([*options, "none of these"]))
+    asked = f"Lines:\n{_numbered(lines)}\nQuestion: {question}\nOptions:\n{lettered}\nAnswer with a letter."
+    return [Message("system", CHOICE_SYSTEM), Message("user", asked)]
+
+
+def weigh_options(
+    model: ChoiceModel, frame: QuestionFrame, readings: Sequence[Reading]
+) -> list[float] | None:
+    """The model's share for each of ``readings`` (at most ``len(LETTERS) - 1``), shown the
+    lines they stand on together and "none of these" as a last option; None when the model fails."""
+    readings = readings[: len(LETTERS) - 1]
+    lines = list(dict.fromkeys(line for r in readings for line in reading_lines(r)))[:MAX_CHOICE_LINES]
+    letters = LETTERS[: len(readings) + 1]
+    try:
+        shares = model.option_probabilities(
+            choice_messages(frame.text, lines, [r.text for r in readings]), letters
+        )
+    except ModelError:  # a model that fails leaves the abstention
+        return None
+    return shares[: len(readings)]
 
 
 def reading_lines(reading: Reading) -> list[str]:

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 from deepresearch.answers.claims import ClaimCheck, claim_check
 from deepresearch.answers.dense import Dense, dense_for
-from deepresearch.answers.ground import Judge, Reader, YesNo
+from deepresearch.answers.ground import Judge, Pick, Reader, YesNo
 from deepresearch.answers.learned import AnswerWeights, confidence_gate
-from deepresearch.answers.reader import YesNoModel, judge, read, weigh_yes_no
+from deepresearch.answers.reader import ChoiceModel, YesNoModel, judge, read, weigh_options, weigh_yes_no
 from deepresearch.errors import ResearchCancelledError
 from deepresearch.llm.base import ChatModel
 from deepresearch.llm.embedded import EmbeddedModel
@@ -93,6 +93,16 @@ class ResearchContext:
         ``ANSWER_MIN_CONFIDENCE`` does not ask that code's confidence alone decide; else None."""
         leaf = self._yes_no_model()
         return None if leaf is None else (lambda frame, reading: judge(leaf, frame, reading))
+
+    @property
+    def answer_pick(self) -> Pick | None:
+        """The reader's model choosing among code's candidates where the reader leaves an open
+        question unanswered (its share of each option letter, ``ground.PICK_AT``), where the
+        judge is on and its model gives those shares (the in-process runtime); else None."""
+        leaf = self._yes_no_model()
+        if not isinstance(leaf, ChoiceModel):
+            return None
+        return lambda frame, readings: weigh_options(leaf, frame, readings)
 
     @property
     def answer_yes_no(self) -> YesNo | None:

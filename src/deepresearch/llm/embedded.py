@@ -279,6 +279,14 @@ class EmbeddedModel(ChatModelBase):
             request = {**self._request(messages, 1), "logprobs": True, "top_logprobs": 10}
             return _yes_share(self._kept_call(messages, request))
 
+    def option_probabilities(self, messages: list[Message], letters: Sequence[str]) -> list[float]:
+        """The share of each of ``letters`` in the first token the model would answer ``messages``
+        with (they sum to 1, or are all 0 where the model names none of them): a multiple choice
+        read from the distribution, as :meth:`yes_probability` reads a yes/no."""
+        with self._lock:
+            request = {**self._request(messages, 1), "logprobs": True, "top_logprobs": 10}
+            return _token_shares(self._kept_call(messages, request), letters)
+
     def on_stream(self, call: ModelCall) -> Iterator[str]:
         """Yield content deltas. The lock is held until the iterator is exhausted or closed."""
         with self._lock:
@@ -537,15 +545,22 @@ def _completion(response: dict[str, Any]) -> Completion:
 
 
 def _yes_share(response: dict[str, Any]) -> float:
+    yes, no = _token_shares(response, ("yes", "no"))
+    return yes if yes + no > 0 else 0.5
+
+
+def _token_shares(response: dict[str, Any], words: Sequence[str]) -> list[float]:
+    """Each of ``words``' share of the first token's top log-probabilities (case and a closing
+    parenthesis ignored: "B)" is "B"); all 0 where none of them is among the top."""
     content = (response["choices"][0].get("logprobs") or {}).get("content") or []
     top = content[0].get("top_logprobs", []) if content else []
-    mass = {"yes": 0.0, "no": 0.0}
+    mass = dict.fromkeys((w.lower() for w in words), 0.0)
     for entry in top:
-        word = str(entry.get("token", "")).strip().lower()
+        word = str(entry.get("token", "")).strip().lower().rstrip(")")
         if word in mass:
             mass[word] += math.exp(float(entry.get("logprob", -100.0)))
-    total = mass["yes"] + mass["no"]
-    return mass["yes"] / total if total > 0 else 0.5
+    total = sum(mass.values())
+    return [mass[w.lower()] / total if total > 0 else 0.0 for w in words]
 
 
 def _delta(chunk: dict[str, Any]) -> str:

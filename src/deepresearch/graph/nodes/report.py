@@ -88,6 +88,7 @@ def _grounded(question: str, sources: list[Source], ctx: ResearchContext) -> Gro
             dense=ctx.answer_dense,
             judge=ctx.answer_judge,
             yes_no=ctx.answer_yes_no,
+            pick=ctx.answer_pick,
         )
 
     answer = through_bridge(question, sources, ask(question), ask)
