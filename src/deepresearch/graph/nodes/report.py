@@ -76,7 +76,9 @@ def _grounded(question: str, sources: list[Source], ctx: ResearchContext) -> Gro
     """Code's answer line with the reader and its judge, and where it abstains on a two-hop
     question, the same step on the hop asked of the bridge a sentence read names
     (:func:`~deepresearch.chained.through_bridge`); on an open yes/no question, the same step on
-    the open question it checks (:func:`~deepresearch.chained.through_claim`)."""
+    the open question it checks (:func:`~deepresearch.chained.through_claim`). The model's pick
+    among code's candidates weighs the question asked only: a hop built from a bridge it read
+    rests on that bridge, which the pick does not see (on hard dev it stated three wrong hops)."""
 
     def ask(asked: str) -> GroundedAnswer:
         return ground_answer(
@@ -88,7 +90,7 @@ def _grounded(question: str, sources: list[Source], ctx: ResearchContext) -> Gro
             dense=ctx.answer_dense,
             judge=ctx.answer_judge,
             yes_no=ctx.answer_yes_no,
-            pick=ctx.answer_pick,
+            pick=ctx.answer_pick if asked == question else None,
         )
 
     answer = through_bridge(question, sources, ask(question), ask)
