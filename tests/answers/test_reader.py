@@ -596,3 +596,29 @@ def test_the_installed_model_chooses_the_candidate_its_line_states(qwen: Embedde
     names = ["Velmora", "Tolland Finance Bureau", "1997", "5,000 crowns"]
     shares = weigh_options(qwen, frame, [Reading(n, line.sentence, line) for n in names])
     assert shares is not None and max(shares) == shares[1] and shares[1] >= PICK_AT
+
+
+def _choose_bureau(messages: list[Message], letters: Sequence[str]) -> list[float]:
+    """Most of the choice on the option that names the agency, wherever it is lettered."""
+    text = messages[-1].content
+    named = [f"{letter}) Tolland Finance Bureau" in text for letter in letters]
+    return [0.8 if hit else 0.2 / len(letters) for hit in named]
+
+
+def test_a_run_with_the_reader_on_states_the_models_pick_where_it_misreads(settings: Settings) -> None:
+    hits = [
+        SearchHit(url=f"https://example.org/{s.id}", title=s.title, snippet=s.content or "") for s in BUREAU
+    ]
+    model = JudgingModel({"reader": _reply("none")}, yes=0.1, options=_choose_bureau)
+    result = research(
+        BUREAU_QUESTION, settings=settings.with_overrides(answer_reader="on"), model=model,
+        search=StaticSearch(default=hits), max_web_research_loops=1,
+    )  # fmt: skip
+    assert result.answer.startswith("Tolland Finance Bureau") and result.answer_status == "grounded"
+    assert result.answer_source_number is not None
+    quiet = JudgingModel({"reader": _reply("none")}, yes=0.1)  # its choice: none of these
+    result = research(
+        BUREAU_QUESTION, settings=settings.with_overrides(answer_reader="on"), model=quiet,
+        search=StaticSearch(default=hits), max_web_research_loops=1,
+    )  # fmt: skip
+    assert result.answer_status == "abstained"

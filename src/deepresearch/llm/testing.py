@@ -94,19 +94,31 @@ class ScriptedModel(FunctionModel):
 
 class JudgingModel(ScriptedModel):
     """A :class:`ScriptedModel` that also answers P("yes") (``yes``: a number, or a function of the
-    messages), as :meth:`~deepresearch.llm.embedded.EmbeddedModel.yes_probability` does; the
-    messages it judged are kept in ``judged``."""
+    messages), as :meth:`~deepresearch.llm.embedded.EmbeddedModel.yes_probability` does, and a
+    multiple choice's shares (``options``: a function of the messages and the letters; by
+    default all on the last letter, "none of these"), as
+    :meth:`~deepresearch.llm.embedded.EmbeddedModel.option_probabilities` does; the messages it
+    judged are kept in ``judged``."""
 
     def __init__(
         self,
         script: Mapping[str, Responder | Sequence[Responder]] | None = None,
         *,
         yes: float | Callable[[list[Message]], float] = 1.0,
+        options: Callable[[list[Message], Sequence[str]], list[float]] | None = None,
         name: str = "judging",
     ) -> None:
         super().__init__(script, name=name)
         self._yes = yes
+        self._options = options
         self.judged: list[list[Message]] = []
+
+    def option_probabilities(self, messages: list[Message], letters: Sequence[str]) -> list[float]:
+        with self._lock:
+            self.judged.append(messages)
+        if self._options is not None:
+            return self._options(messages, letters)
+        return [0.0] * (len(letters) - 1) + [1.0]
 
     def yes_probability(self, messages: list[Message]) -> float:
         with self._lock:
