@@ -559,6 +559,20 @@ def test_where_the_reader_misreads_the_model_chooses_among_codes_candidates() ->
     assert "Tolland Finance Bureau" in shown[0] and len(shown[0]) <= PICKED_CANDIDATES
 
 
+def test_a_pick_whose_lines_do_not_write_the_questions_names_leaves_the_abstention() -> None:
+    """Asked of another state's lenders, Velmora's agency is no answer, however sure the pick."""
+    model = ScriptedModel({"reader": _reply("none")})
+    answer = ground_answer(
+        BUREAU_QUESTION.replace("Velmora", "Korsby"),
+        BUREAU,
+        weights=confidence_gate(None),
+        reader=lambda f, r: read(model, f, r),
+        judge=lambda f, reading: 0.1,
+        pick=lambda frame, readings: [0.9 if "Tolland" in r.text else 0.0 for r in readings],
+    )
+    assert answer.status == "abstained"
+
+
 def test_a_pick_short_of_half_the_choice_leaves_the_abstention() -> None:
     assert _picked({"Tolland Finance Bureau": PICK_AT - 0.05})[0].status == "abstained"
 

@@ -282,7 +282,9 @@ def _picked_candidate(
     relation, as they do not for a chain), the model chooses among code's
     first :data:`PICKED_CANDIDATES` candidates (a reading turned away among them, weighed
     against the others this time), shown the lines they stand on, with "none of these" beside
-    them; its pick is stated where its share reaches :data:`PICK_AT`, else ``answer`` (the
+    them; its pick is stated where its share reaches :data:`PICK_AT` and its lines write every
+    name of the question (:func:`~deepresearch.answers.reader.names_covered`: a height read
+    off another building's line is no answer about the one asked), else ``answer`` (the
     abstention). The small reader misreads lines
     it is shown among others ("1997" for the office a bank must tell, on a line naming it), while
     shown the candidates it compares them (docs/BENCHMARKS.md, issue 34's twentieth step)."""
@@ -292,7 +294,7 @@ def _picked_candidate(
     if not shares:
         return answer
     share, reading = max(zip(shares, readings, strict=False), key=lambda p: p[0])
-    if share < PICK_AT:
+    if share < PICK_AT or not names_covered(frame, reading):
         return answer
     names = tuple(c for c, _, _ in scored[:MAX_CANDIDATES])
     stated = _answer(frame, reading.text, reading.evidence, "grounded", names, "model", answer.confidence)
