@@ -162,7 +162,10 @@ class Settings(BaseSettings):
     least 0.5 or, that failing, the same model judges it the answer with P(yes) of at least 0.8 (where the
     lines it stands on write every name of the question) or 0.95 (an in-process model; not with
     `ANSWER_MIN_CONFIDENCE` set); where code states an answer on a confidence below 0.7, the reader must
-    give the same answer or the answer line abstains; a span turned away is
+    give the same answer or the answer line abstains; where the reader leaves a question with no bridge
+    to resolve open, an in-process model chooses among code's first four candidates beside "none of
+    these" and its pick is stated where it has half the choice or more and its lines write every name of
+    the question; a span turned away is
     shown under the abstention as the closest reading, not confirmed; an open yes/no question code leaves
     unanswered is answered "yes" where an in-process model's P(yes) over the lines is at least 0.85, and
     else through the open question it checks ("Was X built in Y?" → "Where was X built?", the model's
