@@ -34,10 +34,6 @@ from deepresearch.answers.question import frame_question
         # the noun asked about decides over a relative "who" later in the question
         ("What magazine does a former Glenmore Otters goalkeeper, who retired early, edit?", "entity"),
         ("Salt and Bread, released in which year, is a cookbook by Ruth Ames?", "date"),
-        # a "what" question asks for a thing; "when", "where" and "who" after it only say which
-        ("What was the Tarn Review called when it first came out?", "entity"),
-        ("What is the usual rainfall in the town where Ilse Brandt was born?", "entity"),
-        ("What is the mother tongue of the poet who founded the Vell Circle?", "entity"),
     ],
 )
 def test_kind_of_answer(question: str, kind: str) -> None:

@@ -204,22 +204,13 @@ def question_names(text: str) -> frozenset[str]:
 def _kind(text: str, noun: str | None) -> AnswerKind:
     """The kind the question's own wh-clause asks for: in "Who keeps the lighthouse where X fell?"
     the answer is a person; "where" only names the bridge."""
-    clause = asking_clause(text)
-    for scope in (clause, text) if _looks_on(clause, text) else (clause,):
+    for scope in (asking_clause(text), text):
         for pattern, kind in _KINDS:
             if pattern.search(scope):
                 return kind
         if noun:  # "What boat does a pilot, who …, sail?": the noun, not a relative "who"
             return _noun_kind(noun)
     return "entity"
-
-
-def _looks_on(clause: str, text: str) -> bool:
-    """Whether the kind may be read past the asking clause: not where that clause opens the
-    question with "what"/"which" and a later wh-word starts a clause of its own ("What was the magazine called
-    when it first came out?" asks for a name; "when" only says which name)."""
-    opens = text.startswith(clause) and clause[:5].lower() in ("what ", "which")
-    return not (opens and clause != text)
 
 
 def _noun_kind(noun: str) -> AnswerKind:
