@@ -89,8 +89,9 @@ PICKED_CANDIDATES = 4
 """How many of code's candidates the model chooses among where the reader leaves a question
 open (:func:`_picked_candidate`)."""
 PICK_AT = 0.5
-"""The model's share that states its pick among code's candidates: more than half its choice
-on one option of five (docs/BENCHMARKS.md, issue 34's twentieth step)."""
+"""The model's share that states its pick among code's candidates: at least half its choice on
+one option of up to five, "none of these" among them (kept as the answer's ``judged``;
+docs/BENCHMARKS.md, issue 34's twentieth step)."""
 COMPLETE = 0.999  # a sentence's share of the question's weighted terms that leaves none out
 _UNKNOWN = re.compile(
     r"\b(?:do(?:es)? not (?:say|state|mention|answer)|not (?:found|stated|mentioned|known)|unknown|"
