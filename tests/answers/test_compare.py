@@ -51,6 +51,15 @@ def test_an_order_of_lives_is_read_from_the_life_not_a_first_year(question: str,
 
 
 @pytest.mark.parametrize(
+    "question",
+    ["Who is older Ada Venn or Tomas Pell?", "Who is older, Ada Venn or Tomas Pell?"],
+)
+def test_a_comparison_typed_without_a_comma_is_read_as_one(question: str) -> None:
+    """People type the options straight after the comparative; the answer is the same."""
+    assert _answer(question, SINGERS) == "Tomas Pell"
+
+
+@pytest.mark.parametrize(
     ("question", "answer"),
     [
         ("Who was born first, Ines Moro or Brann Holt?", "Brann Holt"),

@@ -49,6 +49,8 @@ def test_kind_of_answer(question: str, kind: str) -> None:
             ("Harbor Daily", "Valley Post"),
         ),
         ("Which tree is taller, the Sequoia or the Juniper?", ("Sequoia", "Juniper")),
+        ("Which lake is larger the Velm or Lake Orrin?", ("Velm", "Lake Orrin")),
+        ("Which tower is more famous Tarn Spire or the Quell Tower?", ("Tarn Spire", "Quell Tower")),
         ("Are Quillon and Tarrow both card games?", ("Quillon", "Tarrow")),
         ("Are Brenton and Halford situated in the same county ?", ("Brenton", "Halford")),
         ("do Brenton and Halford lie in one and the same county", ("Brenton", "Halford")),

@@ -50,8 +50,15 @@ _SECOND_ASK = re.compile(
     r",?\s+and\s+((?:(?:in|on|at|by|from|for)\s+(?:what|which|whom)|when|how\s+(?:many|much|long|old))\b[^,]*)\??$",
     re.IGNORECASE,
 )
+# a comparative written straight before the first option, as people type it without a comma
+# ("Who is older Ada Brandt or Lev Sokol?")
+_COMPARED = (
+    r"\b(?:older|younger|earlier|later|larger|bigger|smaller|taller|longer|shorter|higher|lower"
+    r"|(?:more|less)\s+[a-z]+)(?=\s+(?:the\s+)?(?-i:[A-Z\"“]))"
+)
 _CHOICE = re.compile(
-    r"(?:,|:|\bfirst|\bbetween)\s*(?:the\s+)?([^,?:]+?)\s+or\s+(?:the\s+)?([^,?]+?)\s*\??\s*$", re.I
+    rf"(?:,|:|\bfirst|\bbetween|{_COMPARED})\s*(?:the\s+)?([^,?:]+?)\s+or\s+(?:the\s+)?([^,?]+?)\s*\??\s*$",
+    re.I,
 )
 _BOTH = re.compile(
     rf"\b{_AUX}\s+(?:both\s+)?(?:the\s+(?-i:[a-z])\w*\s*,?\s*)?(.+?)\s+and\s+(.+?)\s+"
