@@ -79,5 +79,5 @@ def names(sentence: str) -> Iterator[str]:
             words = words[:-1]
         name = re.sub(r"['’]s$", "", " ".join(words).rstrip(".,;:'’"))
         first = name.split()[0].lower() if name else ""
-        if name and first not in _NOT_NAMES and any(c.isalpha() for c in name):
-            yield name
+        if name and first not in _NOT_NAMES and any(c.isalpha() for c in name) and not DATE.fullmatch(name):
+            yield name  # "6 August 1945" is a date, never a name
