@@ -178,6 +178,53 @@ def test_a_named_one_described_inside_the_question_is_its_bridge(
     assert hops.hop_of("Tove Brandt") == hop.replace("that " + hops.head, "Tove Brandt")
 
 
+VILLAGE = src(1, "Eskerby", "Eskerby is a fishing village on the northern coast of Varnland.")
+REPUBLIC = src(2, "Varnland", "Varnland is an island republic. Its first president was Ada Holm, elected in 1921.")
+
+
+def _possessed_reply(call: ModelCall) -> str:
+    """A reader that answers each part asked by name and not the whole possessive question."""
+    asked = call.prompt.rsplit("Question:", 1)[-1].split("\n")[0]
+    if "Varnland" in asked:
+        return json.dumps({"lines": [2], "answer": "Ada Holm"})
+    if "country of Eskerby" in asked:
+        return json.dumps({"lines": [1], "answer": "Varnland"})
+    return json.dumps({"lines": [], "answer": "none"})
+
+
+def test_a_thing_named_by_a_possessive_is_found_first() -> None:
+    """ "Eskerby's country" is found as a bridge ("What is the country of Eskerby?"), and the
+    question is asked again of it; before, the question had no split and abstained."""
+    question = "Who was the first president of Eskerby's country?"
+    sources = [VILLAGE, REPUBLIC]
+    ask = answer_step(JudgingModel({"reader": _possessed_reply}, yes=0.99), sources)
+    whole = ask(question)
+    assert whole.status == "abstained"
+    got = through_bridge(question, sources, whole, ask)
+    assert (got.status, got.text, got.source_id, got.via_source_id) == ("grounded", "Ada Holm", 2, 1)
+
+
+@pytest.mark.parametrize(
+    ("question", "bridge", "hop"),
+    [
+        (
+            "Who was the first mayor of Ada Holm's hometown?",
+            "What is the hometown of Ada Holm?",
+            "Who was the first mayor of that hometown?",
+        ),
+        (
+            "What is the busiest hotel in Tove Brandt's city of birth?",
+            "What is the city of birth of Tove Brandt?",
+            "What is the busiest hotel in that city?",
+        ),
+    ],
+)
+def test_a_possessive_after_a_preposition_is_its_bridge(question: str, bridge: str, hop: str) -> None:
+    hops = split_hops(question)
+    assert hops is not None
+    assert (hops.bridge, hops.hop) == (bridge, hop)
+
+
 @pytest.mark.parametrize(
     "question",
     [
@@ -186,6 +233,8 @@ def test_a_named_one_described_inside_the_question_is_its_bridge(
         "When was the city of Vellmar founded?",  # the city of Vellmar is Vellmar
         "Edda Lorn provided the voice of Pim on a show first aired when?",  # a verb's object
         "Where was the place of death of Ines Marr's father?",  # a possessive, read elsewhere
+        "Who scored first for the club of Ines Marr's creators?",  # people named by a possessive
+        "Who is older, Ada Holm's brother or Tove Brandt's?",  # a comparison reads each side
         "Which of the founders of the Tarn Society wrote poems?",  # one picked of many
     ],
 )

@@ -67,6 +67,12 @@ _RELATIVE_OF = re.compile(
 _POSSESSIVE = re.compile(
     r"(?P<name>[A-Z][^\s?,]*(?:\s+[A-Z(][^\s?,]*)*)'s\s+(?:(?P<adj>[a-z]+)\s+)?(?P<rel>[a-z]+)\b"
 )
+_FUNCTION_WORD = r"(?:and|or|but|in|on|at|of|for|by|with|to|from|during|is|was|were|are|the|a|an)"
+_POSSESSED = re.compile(
+    r"\b(?:in|on|at|from|for|by|with|to|of|about|into|during|under|over|near|through|after|before)\s+"
+    r"(?P<name>(?-i:[A-Z])[^\s?,'’]*(?:\s+(?-i:[A-Z(])[^\s?,'’]*)*)['’]s\s+"
+    rf"(?P<rel>[a-z]+(?:\s+(?!{_FUNCTION_WORD}\b)[a-z]+){{0,2}}(?:\s+of\s+(?!{_FUNCTION_WORD}\b)[a-z]+)?)\b"
+)
 _ASKS_WHO = re.compile(
     r"^(?:who|whom|what|which\s+\w+)(?:'s|\s+(?:is|was|are|were))\s+(?:the\s+)?(?:[a-z]+\s+)?$", re.I
 )
@@ -98,7 +104,7 @@ def split_hops(question: str) -> Hops | None:
     text = " ".join(question.split())
     if not text.endswith("?"):
         return None
-    return _of_after_wh(text) or _subject_of(text) or _relative(text) or _named_of(text)
+    return _of_after_wh(text) or _subject_of(text) or _relative(text) or _named_of(text) or _possessed(text)
 
 
 def relative_named(question: str) -> str | None:
@@ -166,6 +172,22 @@ def _named_of(text: str) -> Hops | None:
         return None
     desc = match.group(0)
     hop = f"{before}that {head}{text[match.end() :]}"
+    return Hops(_bridge(desc, "is"), _capital(hop), desc, head, named=True)
+
+
+def _possessed(text: str) -> Hops | None:
+    """A thing named by a possessive after a preposition: "Who was the first mayor of Ada Holm's
+    hometown?" → "What is the hometown of Ada Holm?", then "Who was the first mayor of that
+    hometown?". A person so named ("of Ada Holm's father") is read by
+    :func:`relative_named` instead, and a comparison reads each side's page."""
+    if _CHOICE.search(text):
+        return None
+    match = _POSSESSED.search(text)
+    if match is None or any(_person(w) or _person(w.removesuffix("s")) for w in match["rel"].split()):
+        return None
+    desc = f"the {match['rel']} of {match['name']}"
+    head = _head(desc)
+    hop = f"{text[: match.start('name')]}that {head}{text[match.end():]}"
     return Hops(_bridge(desc, "is"), _capital(hop), desc, head, named=True)
 
 
