@@ -582,6 +582,28 @@ def test_a_reading_turned_away_is_weighed_again_beside_the_other_candidates() ->
     assert answer.text == "Tolland Finance Bureau" and "Tolland Finance Bureau" in shown[0]
 
 
+def test_a_reading_turned_away_that_code_does_not_offer_is_weighed_too() -> None:
+    """ "a form" is no name code would offer; turned away by the judge, it is still put
+    before the model beside code's candidates, and stated where the model chooses it."""
+    model = ScriptedModel({"reader": _reply("a form")})
+    shown: list[list[str]] = []
+
+    def pick(frame: object, readings: Sequence[Reading]) -> list[float]:
+        shown.append([r.text for r in readings])
+        return [0.8 if r.text == "a form" else 0.05 for r in readings]
+
+    answer = ground_answer(
+        "What must lenders in Velmora file for each large cash deposit?",
+        BUREAU,
+        weights=confidence_gate(None),
+        reader=lambda f, r: read(model, f, r),
+        judge=lambda f, reading: 0.1,
+        pick=pick,
+    )
+    assert shown and shown[0][0] == "a form" and len(shown[0]) <= PICKED_CANDIDATES
+    assert (answer.status, answer.chosen_by, answer.text, answer.source_id) == ("grounded", "model", "a form", 1)
+
+
 def test_the_choice_shows_each_candidates_lines_once_and_none_of_these_last() -> None:
     asked: list[tuple[list[Message], str]] = []
 
