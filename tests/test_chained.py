@@ -179,7 +179,7 @@ def test_a_named_one_described_inside_the_question_is_its_bridge(
 
 
 VILLAGE = src(1, "Eskerby", "Eskerby is a fishing village on the northern coast of Varnland.")
-REPUBLIC = src(2, "Varnland", "Varnland is an island republic. Its first president was Ada Holm, elected in 1921.")
+REPUBLIC = src(2, "Varnland", "Varnland is a republic. Its first president was Ada Holm, elected in 1921.")
 
 
 def _possessed_reply(call: ModelCall) -> str:

@@ -37,7 +37,11 @@ from .sources import src
         ),
         ("In 1961 the bakery opened.", "person", []),
         # a date is no name, whatever capitals it has
-        ("On 6 May 1931 the ferry Tovah, steered by Ada Brandt, left Eskerby.", "person", ["Tovah", "Ada Brandt", "Eskerby"]),
+        (
+            "On 6 May 1931 the ferry Tovah, steered by Ada Brandt, left Eskerby.",
+            "person",
+            ["Tovah", "Ada Brandt", "Eskerby"],
+        ),
     ],
 )
 def test_candidates_by_kind(sentence: str, kind: str, expected: list[str]) -> None:

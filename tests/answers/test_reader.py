@@ -601,7 +601,8 @@ def test_a_reading_turned_away_that_code_does_not_offer_is_weighed_too() -> None
         pick=pick,
     )
     assert shown and shown[0][0] == "a form" and len(shown[0]) <= PICKED_CANDIDATES
-    assert (answer.status, answer.chosen_by, answer.text, answer.source_id) == ("grounded", "model", "a form", 1)
+    assert (answer.status, answer.chosen_by, answer.text) == ("grounded", "model", "a form")
+    assert answer.source_id == 1
 
 
 def test_the_choice_shows_each_candidates_lines_once_and_none_of_these_last() -> None:
@@ -658,3 +659,40 @@ def test_a_run_with_the_reader_on_states_the_models_pick_where_it_misreads(setti
         search=StaticSearch(default=hits), max_web_research_loops=1,
     )  # fmt: skip
     assert result.answer_status == "abstained"
+
+
+ISLAND = [
+    src(1, "Eskerby", "Eskerby, a fishing village of Varnland, lies across the strait from Orrland."),
+    src(2, "Varnland", "Varnland is an island republic. Its first president was Ada Holm, elected in 1921."),
+    src(3, "Orrland", "Orrland is a kingdom. Its first president was Ivo Brand, elected in 1990."),
+]
+
+
+def _answers_the_hop_only(call: ModelCall) -> str:
+    """A reader that reads the hop asked of Varnland by name and nothing else."""
+    asked = call.prompt.rsplit("Question:", 1)[-1].split("\n")[0]
+    if "Varnland" in asked:
+        return json.dumps({"lines": [2], "answer": "Ada Holm"})
+    if "Orrland" in asked:
+        return json.dumps({"lines": [3], "answer": "Ivo Brand"})
+    return json.dumps({"lines": [], "answer": "none"})
+
+
+def _choose_varnland(messages: list[Message], letters: Sequence[str]) -> list[float]:
+    text = messages[-1].content
+    return [0.8 if f"{letter}) Varnland" in text else 0.2 / len(letters) for letter in letters]
+
+
+def test_a_bridges_own_question_is_weighed_by_the_models_pick_too(settings: Settings) -> None:
+    """The reader misses the country of Eskerby; the model's pick among code's candidates names
+    it, and the hop asked of it is answered, cited with the village's line as the way."""
+    hits = [
+        SearchHit(url=f"https://example.org/{s.id}", title=s.title, snippet=s.content or "") for s in ISLAND
+    ]
+    model = JudgingModel({"reader": _answers_the_hop_only}, yes=0.99, options=_choose_varnland)
+    result = research(
+        "Who was the first president of Eskerby's country?",
+        settings=settings.with_overrides(answer_reader="on"), model=model,
+        search=StaticSearch(default=hits), max_web_research_loops=1,
+    )  # fmt: skip
+    assert result.answer_status == "grounded" and result.answer.startswith("Ada Holm")

@@ -282,13 +282,14 @@ def _picked_candidate(
     first, :func:`~deepresearch.answers.hops.split_hops`: the lines shown then hold the whole
     relation, as they do not for a chain), the model chooses among code's
     first :data:`PICKED_CANDIDATES` candidates (a reading turned away among them, put first
-    where code's candidates miss it, and weighed against the others this time), shown the lines they stand on, with "none of these" beside
-    them; its pick is stated where its share reaches :data:`PICK_AT` and its lines write every
-    name of the question (:func:`~deepresearch.answers.reader.names_covered`: a height read
-    off another building's line is no answer about the one asked), else ``answer`` (the
-    abstention). The small reader misreads lines
-    it is shown among others ("1997" for the office a bank must tell, on a line naming it), while
-    shown the candidates it compares them (docs/BENCHMARKS.md, issue 34's twentieth step)."""
+    where code's candidates miss it, and weighed against the others this time), shown the
+    lines they stand on, with "none of these" beside them; its pick is stated where its share
+    reaches :data:`PICK_AT` and its lines write every name of the question
+    (:func:`~deepresearch.answers.reader.names_covered`: a height read off another building's
+    line is no answer about the one asked), else ``answer`` (the abstention). The small reader
+    misreads lines it is shown among others ("1997" for the office a bank must tell, on a line
+    naming it), while shown the candidates it compares them (docs/BENCHMARKS.md, issue 34's
+    twentieth step)."""
     scored = score_candidates(frame, ranked[: weights.top_sentences], weights.candidate)
     readings = _readings(frame, scored)
     away = answer.turned_away

@@ -187,7 +187,7 @@ def _possessed(text: str) -> Hops | None:
         return None
     desc = f"the {match['rel']} of {match['name']}"
     head = _head(desc)
-    hop = f"{text[: match.start('name')]}that {head}{text[match.end():]}"
+    hop = f"{text[: match.start('name')]}that {head}{text[match.end() :]}"
     return Hops(_bridge(desc, "is"), _capital(hop), desc, head, named=True)
 
 

@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 from deepresearch.answers.choose import model_chooser
 from deepresearch.answers.dense import Dense
 from deepresearch.answers.ground import Chooser, GroundedAnswer, check_answer, ground_answer
+from deepresearch.answers.hops import split_hops
 from deepresearch.answers.learned import AnswerWeights
 from deepresearch.chained import through_bridge, through_claim
 from deepresearch.citations import Source, cited_ids
@@ -77,8 +78,11 @@ def _grounded(question: str, sources: list[Source], ctx: ResearchContext) -> Gro
     question, the same step on the hop asked of the bridge a sentence read names
     (:func:`~deepresearch.chained.through_bridge`); on an open yes/no question, the same step on
     the open question it checks (:func:`~deepresearch.chained.through_claim`). The model's pick
-    among code's candidates weighs the question asked only: a hop built from a bridge it read
-    rests on that bridge, which the pick does not see (on hard dev it stated three wrong hops)."""
+    among code's candidates weighs the question asked and its bridge's own one-hop question
+    ("What is the country of Eskerby?") only: a hop built from a bridge it read rests on that
+    bridge, which the pick does not see (on hard dev it stated three wrong hops)."""
+    hops = split_hops(question)
+    weighed = {question} | ({hops.bridge} if hops is not None else set())
 
     def ask(asked: str) -> GroundedAnswer:
         return ground_answer(
@@ -90,7 +94,7 @@ def _grounded(question: str, sources: list[Source], ctx: ResearchContext) -> Gro
             dense=ctx.answer_dense,
             judge=ctx.answer_judge,
             yes_no=ctx.answer_yes_no,
-            pick=ctx.answer_pick if asked == question else None,
+            pick=ctx.answer_pick if asked in weighed else None,
         )
 
     answer = through_bridge(question, sources, ask(question), ask)
