@@ -242,6 +242,39 @@ def test_no_bridge_is_split_off_where_nothing_is_described_to_find_first(questio
     assert split_hops(question) is None
 
 
+def test_a_stated_answer_that_is_the_bridge_itself_leads_to_the_hop() -> None:
+    """A judge that says yes to anything lets the reader's bridge ("Ilse Varga") stand for the
+    husband asked; the bridge's own question states her too, so the hop is asked of her."""
+    ask = _step(JudgingModel({"reader": _reader_reply}, yes=0.99))
+    whole = ask(QUESTION)
+    assert (whole.status, whole.text) == ("grounded", "Ilse Varga")
+    got = through_bridge(QUESTION, SOURCES, whole, ask)
+    assert (got.status, got.text, got.source_id, got.via_source_id) == ("grounded", "Tomas Brenner", 2, 1)
+
+
+def test_a_stated_answer_that_is_the_bridge_with_no_hop_stated_is_left_open() -> None:
+    def bridge_only(call: ModelCall) -> str:
+        return json.dumps({"lines": [1], "answer": "Ilse Varga"})
+
+    ask = answer_step(JudgingModel({"reader": bridge_only}, yes=0.99), [SAILOR, SEA])
+    whole = ask(QUESTION)
+    assert (whole.status, whole.text) == ("grounded", "Ilse Varga")
+    assert through_bridge(QUESTION, [SAILOR, SEA], whole, ask).status == "abstained"
+
+
+def test_a_stated_answer_other_than_the_bridge_stands() -> None:
+    asked: list[str] = []
+    ask = _step(JudgingModel({"reader": _reader_reply}, yes=_yes))
+
+    def counting(question: str) -> GroundedAnswer:
+        asked.append(question)
+        return ask(question)
+
+    stated = replace(ask("Who was the husband of Ilse Varga?"), text="Tomas Brenner")
+    assert through_bridge(QUESTION, SOURCES, stated, counting) is stated
+    assert asked == [split_hops(QUESTION).bridge]  # type: ignore[union-attr]
+
+
 def test_an_answer_already_stated_and_a_question_of_one_part_ask_nothing_more() -> None:
     asked: list[str] = []
     ask = _step(JudgingModel({"reader": _reader_reply}, yes=_yes))
