@@ -19,7 +19,7 @@ from deepresearch.chained import through_bridge, through_claim
 from deepresearch.llm.base import Message, ModelCall
 from deepresearch.llm.testing import JudgingModel
 
-from .answers.sources import answer_step, src
+from .answers.sources import ISLAND, answer_step, island_reader, src
 
 QUESTION = "Who was the husband of the first woman to sail alone across the Merrow Sea?"
 SAILOR = src(
@@ -178,26 +178,12 @@ def test_a_named_one_described_inside_the_question_is_its_bridge(
     assert hops.hop_of("Tove Brandt") == hop.replace("that " + hops.head, "Tove Brandt")
 
 
-VILLAGE = src(1, "Eskerby", "Eskerby is a fishing village on the northern coast of Varnland.")
-REPUBLIC = src(2, "Varnland", "Varnland is a republic. Its first president was Ada Holm, elected in 1921.")
-
-
-def _possessed_reply(call: ModelCall) -> str:
-    """A reader that answers each part asked by name and not the whole possessive question."""
-    asked = call.prompt.rsplit("Question:", 1)[-1].split("\n")[0]
-    if "Varnland" in asked:
-        return json.dumps({"lines": [2], "answer": "Ada Holm"})
-    if "country of Eskerby" in asked:
-        return json.dumps({"lines": [1], "answer": "Varnland"})
-    return json.dumps({"lines": [], "answer": "none"})
-
-
 def test_a_thing_named_by_a_possessive_is_found_first() -> None:
     """ "Eskerby's country" is found as a bridge ("What is the country of Eskerby?"), and the
     question is asked again of it; before, the question had no split and abstained."""
     question = "Who was the first president of Eskerby's country?"
-    sources = [VILLAGE, REPUBLIC]
-    ask = answer_step(JudgingModel({"reader": _possessed_reply}, yes=0.99), sources)
+    sources = ISLAND
+    ask = answer_step(JudgingModel({"reader": island_reader(reads_bridge=True)}, yes=0.99), sources)
     whole = ask(question)
     assert whole.status == "abstained"
     got = through_bridge(question, sources, whole, ask)
@@ -262,27 +248,28 @@ def test_a_stated_answer_that_is_the_bridge_with_no_hop_stated_is_left_open() ->
     assert through_bridge(QUESTION, [SAILOR, SEA], whole, ask).status == "abstained"
 
 
-def test_a_stated_answer_other_than_the_bridge_stands() -> None:
+def _counted(ask: Callable[[str], GroundedAnswer]) -> tuple[list[str], Callable[[str], GroundedAnswer]]:
+    """``ask``, keeping each question it is asked in the list returned beside it."""
     asked: list[str] = []
-    ask = _step(JudgingModel({"reader": _reader_reply}, yes=_yes))
 
     def counting(question: str) -> GroundedAnswer:
         asked.append(question)
         return ask(question)
 
+    return asked, counting
+
+
+def test_a_stated_answer_other_than_the_bridge_stands() -> None:
+    ask = _step(JudgingModel({"reader": _reader_reply}, yes=_yes))
+    asked, counting = _counted(ask)
     stated = replace(ask("Who was the husband of Ilse Varga?"), text="Tomas Brenner")
     assert through_bridge(QUESTION, SOURCES, stated, counting) is stated
     assert asked == [split_hops(QUESTION).bridge]  # type: ignore[union-attr]
 
 
 def test_an_answer_already_stated_and_a_question_of_one_part_ask_nothing_more() -> None:
-    asked: list[str] = []
     ask = _step(JudgingModel({"reader": _reader_reply}, yes=_yes))
-
-    def counting(question: str) -> GroundedAnswer:
-        asked.append(question)
-        return ask(question)
-
+    asked, counting = _counted(ask)
     stated = ask("Who was the husband of Ilse Varga?")
     assert stated.text == "Tomas Brenner"
     assert through_bridge("Who was the husband of Ilse Varga?", SOURCES, stated, counting) is stated

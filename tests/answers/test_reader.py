@@ -39,7 +39,7 @@ from deepresearch.search.base import SearchHit
 from deepresearch.search.testing import StaticSearch
 from deepresearch.settings import Settings
 
-from .sources import src
+from .sources import ISLAND, island_reader, src
 
 SOURCES = [
     src(
@@ -661,23 +661,6 @@ def test_a_run_with_the_reader_on_states_the_models_pick_where_it_misreads(setti
     assert result.answer_status == "abstained"
 
 
-ISLAND = [
-    src(1, "Eskerby", "Eskerby, a fishing village of Varnland, lies across the strait from Orrland."),
-    src(2, "Varnland", "Varnland is an island republic. Its first president was Ada Holm, elected in 1921."),
-    src(3, "Orrland", "Orrland is a kingdom. Its first president was Ivo Brand, elected in 1990."),
-]
-
-
-def _answers_the_hop_only(call: ModelCall) -> str:
-    """A reader that reads the hop asked of Varnland by name and nothing else."""
-    asked = call.prompt.rsplit("Question:", 1)[-1].split("\n")[0]
-    if "Varnland" in asked:
-        return json.dumps({"lines": [2], "answer": "Ada Holm"})
-    if "Orrland" in asked:
-        return json.dumps({"lines": [3], "answer": "Ivo Brand"})
-    return json.dumps({"lines": [], "answer": "none"})
-
-
 def _choose_varnland(messages: list[Message], letters: Sequence[str]) -> list[float]:
     text = messages[-1].content
     return [0.8 if f"{letter}) Varnland" in text else 0.2 / len(letters) for letter in letters]
@@ -689,7 +672,7 @@ def test_a_bridges_own_question_is_weighed_by_the_models_pick_too(settings: Sett
     hits = [
         SearchHit(url=f"https://example.org/{s.id}", title=s.title, snippet=s.content or "") for s in ISLAND
     ]
-    model = JudgingModel({"reader": _answers_the_hop_only}, yes=0.99, options=_choose_varnland)
+    model = JudgingModel({"reader": island_reader(reads_bridge=False)}, yes=0.99, options=_choose_varnland)
     result = research(
         "Who was the first president of Eskerby's country?",
         settings=settings.with_overrides(answer_reader="on"), model=model,
