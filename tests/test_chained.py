@@ -215,6 +215,7 @@ def test_a_possessive_after_a_preposition_is_its_bridge(question: str, bridge: s
     "question",
     [
         "Who was the producer of Grey Harbour?",  # one hop: the relative itself is asked
+        "Who does the voice of Pim on Harbour Tales?",  # "does" is the verb asked: one hop
         "Which came first, the founding of Harlow Mills or the birth of Ada Venn?",  # each side's page
         "When was the city of Vellmar founded?",  # the city of Vellmar is Vellmar
         "Edda Lorn provided the voice of Pim on a show first aired when?",  # a verb's object

@@ -74,7 +74,8 @@ _POSSESSED = re.compile(
     rf"(?P<rel>[a-z]+(?:\s+(?!{_FUNCTION_WORD}\b)[a-z]+){{0,2}}(?:\s+of\s+(?!{_FUNCTION_WORD}\b)[a-z]+)?)\b"
 )
 _ASKS_WHO = re.compile(
-    r"^(?:who|whom|what|which\s+\w+)(?:'s|\s+(?:is|was|are|were))\s+(?:the\s+)?(?:[a-z]+\s+)?$", re.I
+    r"^(?:who|whom|what|which\s+\w+)(?:'s|\s+(?:is|was|are|were|do|does|did))\s+(?:the\s+)?(?:[a-z]+\s+)?$",
+    re.I,
 )
 _ENDS_IN_VERB = re.compile(r"\b(?:\w+ed|born|built|made|written|known|held|given|won|sold|begun)$", re.I)
 
