@@ -181,7 +181,7 @@ def test_a_named_one_described_inside_the_question_is_its_bridge(
 def test_a_thing_named_by_a_possessive_is_found_first() -> None:
     """ "Eskerby's country" is found as a bridge ("What is the country of Eskerby?"), and the
     question is asked again of it; before, the question had no split and abstained."""
-    question = "Who was the first president of Eskerby's country?"
+    question = "Who led the government in Eskerby's country at first?"
     sources = ISLAND
     ask = answer_step(JudgingModel({"reader": island_reader(reads_bridge=True)}, yes=0.99), sources)
     whole = ask(question)
@@ -199,9 +199,9 @@ def test_a_thing_named_by_a_possessive_is_found_first() -> None:
             "Who was the first mayor of that hometown?",
         ),
         (
-            "What is the busiest hotel in Tove Brandt's city of birth?",
-            "What is the city of birth of Tove Brandt?",
-            "What is the busiest hotel in that city?",
+            "Which bakery is the oldest one in Tove Brandt's home town?",
+            "What is the home town of Tove Brandt?",
+            "Which bakery is the oldest one in that town?",
         ),
     ],
 )

@@ -674,7 +674,7 @@ def test_a_bridges_own_question_is_weighed_by_the_models_pick_too(settings: Sett
     ]
     model = JudgingModel({"reader": island_reader(reads_bridge=False)}, yes=0.99, options=_choose_varnland)
     result = research(
-        "Who was the first president of Eskerby's country?",
+        "Who led the government in Eskerby's country at first?",
         settings=settings.with_overrides(answer_reader="on"), model=model,
         search=StaticSearch(default=hits), max_web_research_loops=1,
     )  # fmt: skip

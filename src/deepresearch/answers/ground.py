@@ -294,7 +294,7 @@ def _picked_candidate(
     readings = _readings(frame, scored)
     away = answer.turned_away
     if away is not None and not any(same_answer(away.text, r.text) for r in readings[:PICKED_CANDIDATES]):
-        readings.insert(0, away)  # a span code does not offer ("40-year") is weighed too
+        readings.insert(0, away)  # a span code does not offer ("a form") is weighed too
     readings = readings[:PICKED_CANDIDATES]
     shares = pick(frame, readings) if readings else None
     if not shares:
