@@ -65,8 +65,8 @@ def _through_asked_bridge(hops: Hops, answer: GroundedAnswer, ask: Ask, tried: s
     checks, cites the hop's line, the bridge's line the way to it; ``answer`` where either part
     is not stated, the hop is the one ``tried`` already, or it states the bridge again. A bridge
     the gate turns away leads nowhere: taken on dev end to end, such bridges led to four wrong
-    answers (Paris's population for India's fashion capital's, an actor's award year for a cast
-    member's, a state for a town twice) and one right (docs/BENCHMARKS.md)."""
+    answers (a European capital's population for an Asian country's fashion capital's, an actor's
+    award year for a cast member's, a state for a town twice) and one right (docs/BENCHMARKS.md)."""
     return _hop_of(hops, ask(hops.bridge), answer, ask, tried)
 
 
